@@ -1,0 +1,29 @@
+# btlayout: PGXS build
+#
+#   make && make install          build and install into the server found by pg_config
+#   scripts/test.sh               the whole test suite on temporary clusters (see README)
+
+MODULE_big = btlayout
+OBJS = \
+	src/handler.o \
+	src/validate.o \
+	src/build.o
+
+EXTENSION = btlayout
+DATA = sql/btlayout--1.0.sql
+
+REGRESS = 
+
+TAP_TESTS = 1
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Print the regression test list for scripts/test.sh
+print-regress:
+	@echo $(REGRESS)
+.PHONY: print-regress
