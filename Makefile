@@ -17,7 +17,6 @@ REGRESS =
 TAP_TESTS = 1
 
 PG_CPPFLAGS = -I$(srcdir)/src
-PG_CFLAGS = -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

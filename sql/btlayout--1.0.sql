@@ -1,0 +1,82 @@
+/* btlayout--1.0.sql: the btlayout access method and its operator classes */
+
+\echo Use "CREATE EXTENSION btlayout" to load this file. \quit
+
+CREATE FUNCTION btlayout_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME'
+LANGUAGE C;
+
+CREATE ACCESS METHOD btlayout TYPE INDEX HANDLER btlayout_handler;
+COMMENT ON ACCESS METHOD btlayout IS
+  'nbtree-compatible B-tree with cache-conscious in-page layouts';
+
+/*
+ * Operator families and classes.
+ *
+ * btlayout orders, compares and deduplicates exactly as btree does, so it
+ * gets one operator family for each of the server's built-in btree families,
+ * with the same name, the same operators (cross-type ones included) and the
+ * same support functions (comparison, sort support, in_range, equalimage),
+ * and one operator class for each built-in btree class, with the same name,
+ * input type and default flag.  They are read from the catalog rather than
+ * listed here, so that the mirror is complete for the server it is created
+ * in; "built-in" means created by initdb (OID below FirstNormalObjectId),
+ * which leaves out whatever other extensions added to btree.
+ *
+ * All members are loose members of their family (the classes only name a
+ * family and a type), which is what the server records for cross-type and
+ * optional members anyway.  validate.c checks the result; sql/opclasses.sql
+ * checks that every type with a default btree class has a btlayout one.
+ */
+DO $mirror$
+DECLARE
+	fam record;
+	cls record;
+	members text;
+BEGIN
+	FOR fam IN
+		SELECT f.oid, f.opfname
+		FROM pg_catalog.pg_opfamily f
+		JOIN pg_catalog.pg_am am ON am.oid = f.opfmethod
+		WHERE am.amname = 'btree' AND f.oid < 16384
+		ORDER BY f.opfname
+	LOOP
+		SELECT string_agg(item, ', ' ORDER BY kind, num, lt, rt) INTO members
+		FROM (
+			SELECT 1 AS kind, o.amopstrategy AS num,
+				   o.amoplefttype AS lt, o.amoprighttype AS rt,
+				   format('OPERATOR %s %s.%s (%s, %s)', o.amopstrategy,
+						  quote_ident(n.nspname), op.oprname,
+						  o.amoplefttype::regtype, o.amoprighttype::regtype) AS item
+			FROM pg_catalog.pg_amop o
+			JOIN pg_catalog.pg_operator op ON op.oid = o.amopopr
+			JOIN pg_catalog.pg_namespace n ON n.oid = op.oprnamespace
+			WHERE o.amopfamily = fam.oid
+			UNION ALL
+			SELECT 2, p.amprocnum, p.amproclefttype, p.amprocrighttype,
+				   format('FUNCTION %s (%s, %s) %s', p.amprocnum,
+						  p.amproclefttype::regtype, p.amprocrighttype::regtype,
+						  p.amproc::regprocedure)
+			FROM pg_catalog.pg_amproc p
+			WHERE p.amprocfamily = fam.oid
+		) m;
+
+		EXECUTE format('CREATE OPERATOR FAMILY %I USING btlayout', fam.opfname);
+		EXECUTE format('ALTER OPERATOR FAMILY %I USING btlayout ADD %s',
+					   fam.opfname, members);
+
+		FOR cls IN
+			SELECT c.opcname, c.opcintype::regtype AS intype, c.opcdefault
+			FROM pg_catalog.pg_opclass c
+			WHERE c.opcfamily = fam.oid AND c.oid < 16384
+			ORDER BY c.opcname
+		LOOP
+			EXECUTE format('CREATE OPERATOR CLASS %I %s FOR TYPE %s USING btlayout FAMILY %I AS STORAGE %s',
+						   cls.opcname,
+						   CASE WHEN cls.opcdefault THEN 'DEFAULT' ELSE '' END,
+						   cls.intype, fam.opfname, cls.intype);
+		END LOOP;
+	END LOOP;
+END
+$mirror$;

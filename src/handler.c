@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * handler.c
+ *	  The btlayout access method handler and its reloptions.
+ *
+ * The handler starts from the server's own btree routine (bthandler), so
+ * every capability and every callback we do not replace is exactly btree's:
+ * insertion, page splits, deduplication, bulk delete, page deletion, scans,
+ * parallel scans, mark/restore, cost estimation.  We replace the build
+ * (the server's sorted build refuses non-btree relations, see build.c), the
+ * reloptions parser (our options extend BTOptions, see btlayout.h) and the
+ * operator class validator (validate.c).
+ *
+ * src/handler.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "access/reloptions.h"
+#include "fmgr.h"
+#include "utils/fmgrprotos.h"
+
+PG_MODULE_MAGIC;
+
+/* Kind of our reloptions, registered once per backend at load */
+static relopt_kind btl_relopt_kind;
+
+/* Where each option lands in BtlOptions */
+static const relopt_parse_elt btl_relopt_tab[] = {
+	{"fillfactor", RELOPT_TYPE_INT, offsetof(BtlOptions, bt.fillfactor)},
+	{"vacuum_cleanup_index_scale_factor", RELOPT_TYPE_REAL,
+	offsetof(BtlOptions, bt.vacuum_cleanup_index_scale_factor)},
+	{"deduplicate_items", RELOPT_TYPE_BOOL,
+	offsetof(BtlOptions, bt.deduplicate_items)},
+};
+
+void		_PG_init(void);
+
+/*
+ * Register the reloptions.  They are btree's own, with btree's defaults,
+ * ranges and lock levels, so that an index moved between btree and btlayout
+ * keeps the meaning of its options.
+ */
+void
+_PG_init(void)
+{
+	btl_relopt_kind = add_reloption_kind();
+
+	add_int_reloption(btl_relopt_kind, "fillfactor",
+					  "Packs btlayout index pages only to this percentage",
+					  BTREE_DEFAULT_FILLFACTOR, BTREE_MIN_FILLFACTOR, 100,
+					  ShareUpdateExclusiveLock);
+
+	add_real_reloption(btl_relopt_kind, "vacuum_cleanup_index_scale_factor",
+					   "Deprecated B-Tree parameter.",
+					   -1, 0.0, 1e10,
+					   ShareUpdateExclusiveLock);
+
+	add_bool_reloption(btl_relopt_kind, "deduplicate_items",
+					   "Enables \"deduplicate items\" feature for this btlayout index",
+					   true,
+					   ShareUpdateExclusiveLock);
+}
+
+/*
+ * amoptions: parse reloptions into a BtlOptions, whose first member is the
+ * BTOptions the server's nbtree code expects in rd_options.
+ */
+bytea *
+btlayout_options(Datum reloptions, bool validate)
+{
+	return (bytea *) build_reloptions(reloptions, validate,
+									  btl_relopt_kind,
+									  sizeof(BtlOptions),
+									  btl_relopt_tab,
+									  lengthof(btl_relopt_tab));
+}
+
+PG_FUNCTION_INFO_V1(btlayout_handler);
+
+/*
+ * The access method handler: btree's routine with our build, options and
+ * validator.
+ */
+Datum
+btlayout_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine;
+
+	amroutine = (IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler,
+																		(Datum) 0));
+	amroutine->ambuild = btlayout_build;
+	amroutine->amoptions = btlayout_options;
+	amroutine->amvalidate = btlayout_validate;
+
+	PG_RETURN_POINTER(amroutine);
+}
