@@ -12,7 +12,7 @@ OBJS = \
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = 
+REGRESS = btlayout opclasses oracle
 
 TAP_TESTS = 1
 
