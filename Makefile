@@ -6,6 +6,7 @@
 MODULE_big = btlayout
 OBJS = \
 	src/handler.o \
+	src/conflict.o \
 	src/validate.o \
 	src/build.o
 

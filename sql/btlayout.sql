@@ -37,6 +37,21 @@ WHERE pg_index_column_has_property('props_bt'::regclass, col, p)
 SELECT amname FROM pg_am a JOIN pg_class c ON c.relam = a.oid
 WHERE c.relname = 'props_bl';
 
+-- CREATE INDEX reports btree's build phases in pg_stat_progress_create_index
+SELECT phase, pg_indexam_progress_phasename((SELECT oid FROM pg_am WHERE amname = 'btlayout'), phase)
+FROM generate_series(1, 5) phase;
+
+-- An unlogged index gets an init fork holding an empty index (a metapage)
+CREATE UNLOGGED TABLE unlogged_props (a int);
+CREATE INDEX unlogged_props_a ON unlogged_props USING btlayout (a);
+SELECT relpersistence, pg_relation_size(oid, 'init') AS init_fork_bytes
+FROM pg_class WHERE relname = 'unlogged_props_a';
+INSERT INTO unlogged_props SELECT generate_series(1, 1000);
+SET enable_seqscan = off;
+SELECT count(*) FROM unlogged_props WHERE a BETWEEN 10 AND 19;
+RESET enable_seqscan;
+DROP TABLE unlogged_props;
+
 -- Reloptions: btree's, with btree's ranges and errors
 CREATE INDEX ro_default ON props USING btlayout (a);
 SELECT reloptions FROM pg_class WHERE relname = 'ro_default';
@@ -75,6 +90,17 @@ CREATE UNIQUE INDEX lim_k ON lim USING btlayout (k);
 INSERT INTO lim VALUES (1, 1);
 INSERT INTO lim VALUES (1, 2) ON CONFLICT (k) DO NOTHING;
 INSERT INTO lim VALUES (1, 2) ON CONFLICT DO NOTHING;
+-- any unique btlayout index of the table is in the way, whatever the arbiter
+CREATE UNIQUE INDEX lim_v ON lim USING btree (v);
+INSERT INTO lim VALUES (2, 1) ON CONFLICT (v) DO NOTHING;
+WITH ins AS (INSERT INTO lim VALUES (3, 3) ON CONFLICT DO NOTHING RETURNING k)
+SELECT * FROM ins;
+-- a table whose btlayout indexes are not unique is not affected
+CREATE TABLE upsert (k int UNIQUE, v int);
+CREATE INDEX upsert_v ON upsert USING btlayout (v);
+INSERT INTO upsert VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET v = upsert.v + 1;
+INSERT INTO upsert VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET v = upsert.v + 1;
+SELECT * FROM upsert;
 ALTER TABLE lim ADD PRIMARY KEY USING INDEX lim_k;
 ALTER TABLE lim ADD CONSTRAINT lim_u UNIQUE USING INDEX lim_k;
 CREATE TABLE lim_part (k int) PARTITION BY RANGE (k);
@@ -87,4 +113,4 @@ CREATE TABLE excl (k int, EXCLUDE USING btlayout (k WITH =));
 INSERT INTO excl VALUES (1), (2);
 INSERT INTO excl VALUES (1);
 
-DROP TABLE props, dups, lim, lim_part, excl;
+DROP TABLE props, dups, lim, lim_part, excl, upsert;

@@ -7,8 +7,10 @@
  * format, special space and WAL records.  The server's nbtree code does the
  * writes (insert, split, deduplication, VACUUM) and, for now, the reads.
  * What is ours: the handler and reloptions (handler.c), operator class
- * validation (validate.c) and CREATE INDEX, whose sorted build in the server
- * refuses non-btree relations (build.c).
+ * validation (validate.c), CREATE INDEX, whose sorted build in the server
+ * refuses non-btree relations (build.c), and a clear error where the server
+ * refuses a non-btree unique index during INSERT ... ON CONFLICT
+ * (conflict.c).
  *
  * src/btlayout.h
  *
@@ -51,6 +53,9 @@ typedef struct BtlOptions
 
 /* handler.c */
 extern bytea *btlayout_options(Datum reloptions, bool validate);
+
+/* conflict.c */
+extern void btlayout_install_conflict_hook(void);
 
 /* validate.c */
 extern bool btlayout_validate(Oid opclassoid);

@@ -38,7 +38,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 void		_PG_init(void);
 
 /*
- * Register the reloptions.  They are btree's own, with btree's defaults,
+ * Register the reloptions and the ON CONFLICT check (conflict.c).  They are btree's own, with btree's defaults,
  * ranges and lock levels, so that an index moved between btree and btlayout
  * keeps the meaning of its options.
  */
@@ -61,6 +61,8 @@ _PG_init(void)
 					   "Enables \"deduplicate items\" feature for this btlayout index",
 					   true,
 					   ShareUpdateExclusiveLock);
+
+	btlayout_install_conflict_hook();
 }
 
 /*
