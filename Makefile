@@ -8,7 +8,8 @@ OBJS = \
 	src/handler.o \
 	src/conflict.o \
 	src/validate.o \
-	src/build.o
+	src/build.o \
+	src/layout.o
 
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
@@ -22,6 +23,11 @@ PG_CPPFLAGS = -I$(srcdir)/src
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# Unit test of the layouts (plain C, no server): scripts/test.sh runs it
+test/layout_test: test/layout_test.c src/layout.c src/layout.h
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/layout_test.c src/layout.c -L$(pkglibdir) -lpgport
+EXTRA_CLEAN = test/layout_test
 
 # Print the regression test list for scripts/test.sh
 print-regress:
