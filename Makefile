@@ -9,12 +9,15 @@ OBJS = \
 	src/conflict.o \
 	src/validate.o \
 	src/build.o \
-	src/layout.o
+	src/layout.o \
+	src/page.o \
+	src/relayout.o \
+	src/stats.o
 
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle
+REGRESS = btlayout opclasses oracle layouts
 
 TAP_TESTS = 1
 

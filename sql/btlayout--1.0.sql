@@ -80,3 +80,39 @@ BEGIN
 	END LOOP;
 END
 $mirror$;
+
+/*
+ * Layouts: rewrite the pages of an index that are not in its layout.
+ */
+CREATE FUNCTION btlayout_relayout(index regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_relayout(regclass) IS
+  'rewrite the pages of a btlayout index that are not in its layout; returns pages rewritten';
+
+/*
+ * Introspection.
+ */
+CREATE FUNCTION btlayout_stats(index regclass,
+	OUT pages bigint, OUT meta_pages bigint, OUT root_pages bigint,
+	OUT internal_pages bigint, OUT leaf_pages bigint,
+	OUT deleted_pages bigint, OUT half_dead_pages bigint, OUT new_pages bigint,
+	OUT leaf_items bigint, OUT free_bytes bigint,
+	OUT layout text, OUT laid_out_pages bigint, OUT laid_out_percent float8,
+	OUT uniform_width_pages bigint)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_stats(regclass) IS
+  'pages of a btlayout index by kind, items, free space, and how many pages are in its layout';
+
+CREATE FUNCTION btlayout_page(index regclass, blkno bigint,
+	OUT kind text, OUT level int, OUT nitems int, OUT layout text,
+	OUT uniform_width int, OUT itemoffset int, OUT role text, OUT slot int,
+	OUT lp_off int, OUT lp_len int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_page(regclass, bigint) IS
+  'one page of a btlayout index: its kind, level, detected layout, and where each item sits';
+REVOKE ALL ON FUNCTION btlayout_page(regclass, bigint) FROM PUBLIC;

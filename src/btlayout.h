@@ -8,9 +8,11 @@
  * writes (insert, split, deduplication, VACUUM) and, for now, the reads.
  * What is ours: the handler and reloptions (handler.c), operator class
  * validation (validate.c), CREATE INDEX, whose sorted build in the server
- * refuses non-btree relations (build.c), and a clear error where the server
- * refuses a non-btree unique index during INSERT ... ON CONFLICT
- * (conflict.c).
+ * refuses non-btree relations (build.c), the in-page layouts (layout.c:
+ * search trees and permutations; page.c: placing a page's tuple bodies;
+ * relayout.c: rewriting pages after VACUUM and on demand), and a clear
+ * error where the server refuses a non-btree unique index during INSERT ...
+ * ON CONFLICT (conflict.c).
  *
  * src/btlayout.h
  *
@@ -28,7 +30,11 @@
 #include "access/amapi.h"
 #include "access/nbtree.h"
 #include "nodes/execnodes.h"
+#include "storage/bufpage.h"
+#include "storage/lockdefs.h"
 #include "utils/relcache.h"
+
+#include "layout.h"
 
 /*
  * Reloptions of a btlayout index.
@@ -40,9 +46,12 @@
 typedef struct BtlOptions
 {
 	BTOptions	bt;				/* must be first: read by nbtree's code */
+	int			layout;			/* a BtlLayout */
 } BtlOptions;
 
-/* Fill factor of leaf pages, as an fraction of free space to leave. */
+#define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_NONE
+
+/* Free space CREATE INDEX leaves on leaf pages, from the fill factor */
 #define BtlTargetPageFreeSpace(rel) \
 	((rel)->rd_options ? \
 	 BLCKSZ * (100 - ((BtlOptions *) (rel)->rd_options)->bt.fillfactor) / 100 : \
@@ -50,9 +59,41 @@ typedef struct BtlOptions
 #define BtlDeduplicateItems(rel) \
 	((rel)->rd_options ? \
 	 ((BtlOptions *) (rel)->rd_options)->bt.deduplicate_items : true)
+#define BtlGetLayout(rel) \
+	((rel)->rd_options ? \
+	 (BtlLayout) ((BtlOptions *) (rel)->rd_options)->layout : BTL_DEFAULT_LAYOUT)
+
+/*
+ * Where the tuple bodies of one page go in a layout (page.c).  offset[] is
+ * indexed by offset number.
+ */
+typedef struct BtlPagePlan
+{
+	OffsetNumber maxoff;		/* line pointers on the page */
+	OffsetNumber firstsearch;	/* first item the binary search looks at */
+	int			nsearch;		/* items it looks at: firstsearch..maxoff */
+	int			width;			/* their common MAXALIGNed length, or 0 */
+	int			node;			/* btorder node items for that width */
+	LocationIndex upper;		/* pd_upper after the move */
+	LocationIndex offset[MaxIndexTuplesPerPage + 1];
+} BtlPagePlan;
 
 /* handler.c */
 extern bytea *btlayout_options(Datum reloptions, bool validate);
+extern Relation btl_open_index(Oid indexoid, LOCKMODE lockmode,
+							   bool require_owner);
+
+/* page.c */
+extern bool btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan);
+extern bool btl_page_matches(Page page, const BtlPagePlan *plan);
+extern void btl_page_apply(Page page, const BtlPagePlan *plan);
+extern bool btl_page_layout(Page page, BtlLayout layout);
+
+/* relayout.c */
+extern int64 btl_relayout_index(Relation index, BufferAccessStrategy strategy,
+								bool vacuum_delay);
+extern IndexBulkDeleteResult *btlayout_vacuumcleanup(IndexVacuumInfo *info,
+													 IndexBulkDeleteResult *stats);
 
 /* conflict.c */
 extern void btlayout_install_conflict_hook(void);

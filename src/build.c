@@ -32,8 +32,11 @@
  *    page with a minus-infinity item.  When the input ends, the rightmost
  *    page of each level is closed and the top one becomes the root.  These
  *    are nbtree's rules, followed step for step, so that an index built here
- *    is the same bytes as the one core btree builds from the same table
- *    (sql/oracle.sql checks it block by block).
+ *    with layout = none is the same bytes as the one core btree builds from
+ *    the same table (sql/oracle.sql checks it block by block).
+ *
+ * 4. Lay out.  Each finished page has its tuple bodies placed in the index's
+ *    layout (page.c) before it is written; with layout = none, nothing moves.
  *
  * Pages are built in backend-local memory and written through smgr,
  * bypassing shared buffers; nobody else can see the relation before the
@@ -89,6 +92,7 @@ typedef struct BtlWriter
 	Relation	index;
 	BTScanInsert inskey;		/* for suffix truncation of high keys */
 	bool		use_wal;		/* log each page as a full-page image? */
+	BtlLayout	layout;			/* the layout pages are written in */
 	BlockNumber nallocated;		/* blocks handed out so far */
 	BlockNumber nwritten;		/* blocks written so far (file length) */
 	Page		zeropage;		/* all zeroes, for filling gaps */
@@ -314,6 +318,7 @@ level_finish_page(BtlWriter *w, BtlLevel *lvl)
 	BTPageGetOpaque(opage)->btpo_next = nblkno;
 	BTPageGetOpaque(npage)->btpo_prev = oblkno;
 
+	btl_page_layout(opage, w->layout);
 	writer_write(w, opage, oblkno);
 
 	lvl->page = npage;
@@ -393,6 +398,7 @@ writer_finish(BtlWriter *w, BtlLevel *leaf)
 		lvl->lowkey = NULL;
 
 		page_drop_highkey_slot(lvl->page);
+		btl_page_layout(lvl->page, w->layout);
 		writer_write(w, lvl->page, lvl->blkno);
 		lvl->page = NULL;
 	}
@@ -718,6 +724,7 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* without a metapage, _bt_mkscankey cannot know this */
 	writer.inskey->allequalimage = _bt_allequalimage(index, true);
 	writer.use_wal = RelationNeedsWAL(index);
+	writer.layout = BtlGetLayout(index);
 	writer.nallocated = BTREE_METAPAGE + 1;
 	writer.nwritten = 0;
 	writer.zeropage = NULL;

@@ -8,6 +8,7 @@
  * insertion, page splits, deduplication, bulk delete, page deletion, scans,
  * parallel scans, mark/restore, cost estimation.  We replace the build
  * (the server's sorted build refuses non-btree relations, see build.c), the
+ * VACUUM cleanup (nbtree's, then a relayout pass, see relayout.c), the
  * reloptions parser (our options extend BTOptions, see btlayout.h) and the
  * operator class validator (validate.c).
  *
@@ -17,9 +18,16 @@
  */
 #include "btlayout.h"
 
+#include "access/relation.h"
 #include "access/reloptions.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 PG_MODULE_MAGIC;
 
@@ -33,6 +41,17 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	offsetof(BtlOptions, bt.vacuum_cleanup_index_scale_factor)},
 	{"deduplicate_items", RELOPT_TYPE_BOOL,
 	offsetof(BtlOptions, bt.deduplicate_items)},
+	{"layout", RELOPT_TYPE_ENUM, offsetof(BtlOptions, layout)},
+};
+
+/* Values of the layout option */
+static relopt_enum_elt_def layout_values[] = {
+	{"none", BTL_LAYOUT_NONE},
+	{"eytzinger", BTL_LAYOUT_EYTZINGER},
+	{"veb", BTL_LAYOUT_VEB},
+	{"btorder", BTL_LAYOUT_BTORDER},
+	{"blocked", BTL_LAYOUT_BLOCKED},
+	{(const char *) NULL}
 };
 
 void		_PG_init(void);
@@ -60,6 +79,12 @@ _PG_init(void)
 	add_bool_reloption(btl_relopt_kind, "deduplicate_items",
 					   "Enables \"deduplicate items\" feature for this btlayout index",
 					   true,
+					   ShareUpdateExclusiveLock);
+
+	add_enum_reloption(btl_relopt_kind, "layout",
+					   "Order of tuple bodies inside the pages of this btlayout index",
+					   layout_values, BTL_DEFAULT_LAYOUT,
+					   "Valid values are \"none\", \"eytzinger\", \"veb\", \"btorder\" and \"blocked\".",
 					   ShareUpdateExclusiveLock);
 
 	btlayout_install_conflict_hook();
@@ -93,8 +118,38 @@ btlayout_handler(PG_FUNCTION_ARGS)
 	amroutine = (IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler,
 																		(Datum) 0));
 	amroutine->ambuild = btlayout_build;
+	amroutine->amvacuumcleanup = btlayout_vacuumcleanup;
 	amroutine->amoptions = btlayout_options;
 	amroutine->amvalidate = btlayout_validate;
 
 	PG_RETURN_POINTER(amroutine);
+}
+
+/*
+ * Open an index for one of our SQL functions, making sure it is a btlayout
+ * index the caller may use.  require_owner asks for the privilege REINDEX
+ * asks for: ownership of the index.
+ */
+Relation
+btl_open_index(Oid indexoid, LOCKMODE lockmode, bool require_owner)
+{
+	Relation	index;
+
+	/* Check the privilege before taking a lock a stranger could abuse */
+	if (require_owner && !pg_class_ownercheck(indexoid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, get_rel_name(indexoid));
+
+	index = relation_open(indexoid, lockmode);
+	if (index->rd_rel->relkind != RELKIND_INDEX ||
+		index->rd_rel->relam != get_index_am_oid("btlayout", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a btlayout index",
+						RelationGetRelationName(index))));
+	if (RELATION_IS_OTHER_TEMP(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+
+	return index;
 }

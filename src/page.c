@@ -1,0 +1,208 @@
+/*-------------------------------------------------------------------------
+ *
+ * page.c
+ *	  Placing the tuple bodies of one nbtree page in a layout.
+ *
+ * A page's plan says where each tuple body goes; applying it moves the
+ * bodies and rewrites the line pointers' offsets, nothing else: the line
+ * pointers keep their order, lengths and flags, the header its pd_lower and
+ * the special space its contents.  The bodies are placed contiguously, from
+ * low addresses to high:
+ *
+ *		[high key] [minus infinity] [slot 0] [slot 1] ... [slot n-1] [pad]
+ *
+ * The high key (absent on the rightmost page of a level) is read at every
+ * visit of the page, before the binary search, so it sits right before the
+ * search tree's root.  The minus-infinity item of an internal page takes no
+ * part in the search and is next.  Then the searchable items in the slots
+ * the layout gives their ranks (layout.h).  pad, at most a cache line and
+ * only if the page's free space allows, shifts everything so that the
+ * layout's units meet cache line boundaries (see slot0_alignment); the page
+ * stays an ordinary nbtree page (free space is pd_lower .. pd_upper, tuples
+ * lie in pd_upper .. pd_special), gaps between tuples being legal there.
+ *
+ * Whether a page is in a layout is answered by planning it and comparing
+ * the plan with the page: the same function decides both, so VACUUM and
+ * btlayout_relayout() never rewrite a page already laid out, and
+ * btlayout_stats() counts what they would leave alone.
+ *
+ * Planning reads only the page header, special space and line pointers, and
+ * refuses any page whose line pointers do not describe tuples inside the
+ * tuple area (so a corrupt page is left as it is, for btlayout_check() to
+ * report).
+ *
+ * src/page.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "storage/bufpage.h"
+
+/* Bytes per cache line, for the alignment of a layout's units */
+#define BTL_CACHE_LINE	64
+
+/*
+ * Where slot 0 should start within a cache line, for searchable items of
+ * one width (0 if they have several).
+ *
+ * Eytzinger puts the 2^k descendants of a node k levels down in adjacent
+ * slots starting at 1-based index 2^k * (i+1); with slot 0 at offset
+ * width (mod line), every run of line/width items starting at a 1-based
+ * index that is a multiple of line/width fills exactly one line, so each
+ * prefetch of descendants is one line.  btorder nodes are one line each
+ * from slot 0.  The others gain nothing particular; line-aligned slot 0.
+ */
+static int
+slot0_alignment(BtlLayout layout, int width)
+{
+	if (layout == BTL_LAYOUT_EYTZINGER && width > 0)
+		return width % BTL_CACHE_LINE;
+	return 0;
+}
+
+/*
+ * Plan the page in the layout.  Returns false, leaving *plan undefined, if
+ * the page is not a live nbtree page with sane line pointers.
+ */
+bool
+btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan)
+{
+	PageHeader	hdr = (PageHeader) page;
+	BTPageOpaque opaque;
+	OffsetNumber maxoff;
+	OffsetNumber off;
+	uint16		slot_rank[BTL_MAX_ITEMS];
+	Size		total = 0;
+	Size		prefix = 0;
+	Size		pos;
+	int			align;
+	int			pad;
+	int			s;
+
+	Assert(layout != BTL_LAYOUT_NONE);
+
+	/* A live btree page, not the metapage, with a sane header */
+	if (PageIsNew(page) ||
+		hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(BTPageOpaqueData)) ||
+		hdr->pd_lower < SizeOfPageHeaderData ||
+		hdr->pd_lower > hdr->pd_upper || hdr->pd_upper > hdr->pd_special)
+		return false;
+	opaque = BTPageGetOpaque(page);
+	if (P_ISMETA(opaque) || P_IGNORE(opaque))
+		return false;
+
+	maxoff = PageGetMaxOffsetNumber(page);
+	plan->maxoff = maxoff;
+	plan->firstsearch = P_FIRSTDATAKEY(opaque) + (P_ISLEAF(opaque) ? 0 : 1);
+	plan->nsearch = Max((int) maxoff - (int) plan->firstsearch + 1, 0);
+	plan->width = -1;
+
+	/* Every line pointer holds a tuple inside the tuple area */
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		Size		len = ItemIdGetLength(iid);
+
+		if (!ItemIdHasStorage(iid) || len < sizeof(IndexTupleData) ||
+			ItemIdGetOffset(iid) < hdr->pd_upper ||
+			ItemIdGetOffset(iid) + len > hdr->pd_special)
+			return false;
+		total += MAXALIGN(len);
+		if (off < plan->firstsearch)
+			prefix += MAXALIGN(len);
+		else if (plan->width == -1)
+			plan->width = (int) MAXALIGN(len);
+		else if (plan->width != (int) MAXALIGN(len))
+			plan->width = 0;
+	}
+	if (total > hdr->pd_special - hdr->pd_lower)
+		return false;
+	if (plan->width == -1)
+		plan->width = 0;
+
+	/* Pad after the last slot to align slot 0, if the page has the room */
+	align = slot0_alignment(layout, plan->width);
+	pad = (int) ((hdr->pd_special - total + prefix - align) % BTL_CACHE_LINE);
+	if (plan->nsearch == 0 || hdr->pd_special - total - pad < hdr->pd_lower)
+		pad = 0;
+	plan->upper = hdr->pd_special - total - pad;
+
+	/* High key and minus infinity first, in offset order, then the slots */
+	pos = plan->upper;
+	for (off = FirstOffsetNumber; off < plan->firstsearch && off <= maxoff; off++)
+	{
+		plan->offset[off] = pos;
+		pos += MAXALIGN(ItemIdGetLength(PageGetItemId(page, off)));
+	}
+
+	plan->node = btl_btorder_node_items(plan->width > 0 ? plan->width :
+										(int) MAXALIGN(sizeof(IndexTupleData) + 1));
+	btl_layout_ranks(layout, plan->nsearch, plan->node, slot_rank);
+	for (s = 0; s < plan->nsearch; s++)
+	{
+		off = plan->firstsearch + slot_rank[s];
+		plan->offset[off] = pos;
+		pos += MAXALIGN(ItemIdGetLength(PageGetItemId(page, off)));
+	}
+	Assert(pos == hdr->pd_special - pad);
+
+	return true;
+}
+
+/* Is the page exactly as its plan would leave it? */
+bool
+btl_page_matches(Page page, const BtlPagePlan *plan)
+{
+	OffsetNumber off;
+
+	if (((PageHeader) page)->pd_upper != plan->upper)
+		return false;
+	for (off = FirstOffsetNumber; off <= plan->maxoff; off++)
+		if (ItemIdGetOffset(PageGetItemId(page, off)) != plan->offset[off])
+			return false;
+	return true;
+}
+
+/*
+ * Move the tuple bodies where the plan says.  No allocation and no error:
+ * this runs inside the critical section of a WAL-logged rewrite.  The
+ * space between line pointers and tuples is zeroed, like the pad, so that a
+ * page and its full-page image are the same bytes.
+ */
+void
+btl_page_apply(Page page, const BtlPagePlan *plan)
+{
+	PageHeader	hdr = (PageHeader) page;
+	PGAlignedBlock copy;
+	OffsetNumber off;
+
+	memcpy(copy.data, page, BLCKSZ);
+	memset((char *) page + hdr->pd_lower, 0, hdr->pd_special - hdr->pd_lower);
+
+	for (off = FirstOffsetNumber; off <= plan->maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+
+		memcpy((char *) page + plan->offset[off],
+			   copy.data + ItemIdGetOffset(iid), ItemIdGetLength(iid));
+		iid->lp_off = plan->offset[off];
+	}
+	hdr->pd_upper = plan->upper;
+}
+
+/*
+ * Put the page in the layout if it is not already.  Returns whether it
+ * changed.  For pages outside shared buffers (the build).
+ */
+bool
+btl_page_layout(Page page, BtlLayout layout)
+{
+	BtlPagePlan plan;
+
+	if (layout == BTL_LAYOUT_NONE || !btl_page_plan(page, layout, &plan) ||
+		btl_page_matches(page, &plan))
+		return false;
+	btl_page_apply(page, &plan);
+	return true;
+}
