@@ -35,7 +35,6 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
-#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "commands/vacuum.h"
 #include "funcapi.h"
@@ -149,12 +148,8 @@ btlayout_relayout(PG_FUNCTION_ARGS)
 	BufferAccessStrategy strategy;
 	int64		rewritten;
 
+	PreventCommandDuringRecovery("btlayout_relayout()");
 	PreventCommandIfReadOnly("btlayout_relayout()");
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("recovery is in progress"),
-				 errhint("btlayout_relayout() cannot be executed during recovery.")));
 
 	index = btl_open_index(indexoid, RowExclusiveLock, true);
 	strategy = GetAccessStrategy(BAS_VACUUM);
