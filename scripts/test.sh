@@ -1,0 +1,598 @@
+#!/usr/bin/env bash
+#
+# scripts/test.sh: build btlayout and run its whole test suite.
+#
+# This is the one command that runs every test, locally and in CI
+# (.ci/run execs it).  It
+#
+#   1. installs the Debian 12 packages it needs (skipped when all are there),
+#   2. builds the extension with PGXS in a scratch copy of the tree, failing
+#      on any compiler warning, and installs it,
+#   3. runs the unit tests (plain C programs under test/, no server), then,
+#      on temporary PostgreSQL 15 instances only (never Debian's own
+#      cluster, never port 5432): the pg_regress tests listed by the
+#      Makefile, the isolation specs in specs/, and the TAP tests in t/,
+#   4. prints a last line "N passed, M failed" and exits non-zero if anything
+#      failed or if nothing ran.
+#
+# Counting: one per unit test program, one per pg_regress test, one per
+# isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
+# compiler warnings, installation, a pg_regress run that dies before testing,
+# a TAP script that dies or breaks its plan) counts as one failure.  Skipped
+# and TODO TAP assertions are reported on their own line, not as passed.
+#
+# Run it as root (the tests then run as the "postgres" OS user, since the
+# server refuses to run as root) or as a user with sudo (apt and make install
+# go through sudo; the tests run as that user).
+#
+# Usage: scripts/test.sh [options] [t/NNN_name.pl ...]
+#
+#   --quick        skip the package step (also: BTL_TEST_QUICK=1)
+#   --unit         run the unit test programs        \
+#   --regress      run the pg_regress tests           \  several may be given;
+#   --isolation    run the isolation specs            /  default: all four
+#   --tap          run the TAP tests                 /  (also: BTL_TEST_SUITES)
+#   --keep         keep the scratch directory (logs, data dirs of failed TAP
+#                  tests) and print its path
+#   -h, --help     show this help
+#
+# TAP files given as arguments (or in PROVE_TESTS) restrict the TAP run to
+# them.  Environment: PG_TEST_TIMEOUT_DEFAULT and the other PG_TEST_*
+# variables of PostgreSQL's TAP framework are passed through.
+
+set -euo pipefail
+
+readonly PGBIN=/usr/lib/postgresql/15/bin
+readonly PG_CONFIG=$PGBIN/pg_config
+readonly PACKAGES=(gcc make perl postgresql-15 postgresql-server-dev-15
+	postgresql-contrib libipc-run-perl)
+readonly TEST_USER=postgres
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+readonly REPO
+
+# Settings, from the command line or the environment
+QUICK=${BTL_TEST_QUICK:-0}
+SUITES=${BTL_TEST_SUITES:-}
+KEEP=0
+TAP_FILES=()
+read -r -a TAP_FILES <<<"${PROVE_TESTS:-}" || true
+
+# Results
+PASSED=0
+FAILED=0
+SKIPPED=0
+FAILURES=()				# one line per failed test or step, for the summary
+
+SUMMARIZED=0			# set once the final line is printed
+CHILD=					# the test runner running in the background
+
+# Set once the scratch copy exists
+SCRATCH=
+TREE=
+PGXS_DIR=
+
+#-----------------------------------------------------------------------
+# Small helpers
+#-----------------------------------------------------------------------
+
+log() { printf '==> %s\n' "$*"; }
+warn() { printf '==> WARNING: %s\n' "$*" >&2; }
+
+usage()
+{
+	sed -n '/^# Usage:/,/^# variables/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+# Record a failure that is not a single test's (build, a crashed runner)
+fail_step()
+{
+	FAILED=$((FAILED + 1))
+	FAILURES+=("$1")
+	printf '==> FAILED: %s\n' "$1" >&2
+}
+
+# Is suite $1 selected?
+want()
+{
+	[[ -z $SUITES || " $SUITES " == *" $1 "* ]]
+}
+
+# Run a command as root: directly, or through sudo
+as_root()
+{
+	if ((EUID == 0)); then
+		"$@"
+	else
+		sudo -- "$@"
+	fi
+}
+
+# Run a command as the user that runs servers and tests: "postgres" when
+# we are root, ourselves otherwise.  Standard input is closed (CI has none).
+as_tester()
+{
+	if ((EUID == 0)); then
+		runuser -u "$TEST_USER" -- "$@" </dev/null
+	else
+		"$@" </dev/null
+	fi
+}
+
+# Run a command as the test user in the scratch tree, showing its output
+# and saving it in file $1; returns the command's status.  The command runs
+# in the background and is waited for, so that a signal to this script is
+# handled at once (bash runs traps only between foreground commands).
+run_logged()
+{
+	local out=$1 rc=0
+	shift
+	{ (cd "$TREE" && as_tester "$@") 2>&1 | tee "$out"; } &
+	CHILD=$!
+	wait "$CHILD" || rc=$?
+	CHILD=
+	return "$rc"
+}
+
+# Process ids of the children of process $1, from /proc (procps may be
+# missing on a fresh machine)
+children_of()
+{
+	local parent=$1 f stat fields
+	for f in /proc/[0-9]*/stat; do
+		{ stat=$(<"$f"); } 2>/dev/null || continue
+		# after "pid (command) ": state, ppid, ...
+		read -r -a fields <<<"${stat##*) }"
+		if [[ ${fields[1]} == "$parent" ]]; then
+			f=${f#/proc/}
+			echo "${f%/stat}"
+		fi
+	done
+}
+
+# Signal a process and all its descendants, children first
+kill_tree()
+{
+	local pid=$1 child
+	for child in $(children_of "$pid"); do
+		kill_tree "$child"
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+}
+
+# Value of a variable of the Makefile, as PGXS leaves it (e.g. REGRESS_OPTS
+# with PGXS's --dbname added).  Uses a helper makefile, so the project's
+# Makefile needs no target for it.
+make_var()
+{
+	local helper=$SCRATCH/print-var.mk
+	[[ -f $helper ]] || printf 'print-var-%%:\n\t@echo $($*)\n' >"$helper"
+	make -s -C "$TREE" -f Makefile -f "$helper" PG_CONFIG="$PG_CONFIG" \
+		"print-var-$1"
+}
+
+#-----------------------------------------------------------------------
+# Options
+#-----------------------------------------------------------------------
+
+parse_args()
+{
+	while (($#)); do
+		case $1 in
+			--quick) QUICK=1 ;;
+			--unit | --regress | --isolation | --tap) SUITES+=" ${1#--}" ;;
+			--keep) KEEP=1 ;;
+			-h | --help)
+				usage
+				exit 0
+				;;
+			t/*.pl) TAP_FILES+=("$1") ;;
+			*)
+				usage >&2
+				echo "unknown argument: $1" >&2
+				exit 2
+				;;
+		esac
+		shift
+	done
+}
+
+#-----------------------------------------------------------------------
+# Cleanup: stop any server left running in our scratch directory (only
+# those: their data directories are inside it), then remove it.
+#-----------------------------------------------------------------------
+
+cleanup()
+{
+	local rc=$? pidfile
+	trap - EXIT INT TERM
+	set +e					# clean up as much as can be, whatever fails
+	# Stopped by an error or a signal: stop the runner first
+	if [[ -n $CHILD ]]; then
+		kill_tree "$CHILD"
+		wait "$CHILD" 2>/dev/null || true
+	fi
+	if [[ -n $SCRATCH && -d $SCRATCH ]]; then
+		while IFS= read -r pidfile; do
+			as_tester "$PGBIN/pg_ctl" -D "$(dirname "$pidfile")" \
+				-m immediate -w stop >/dev/null 2>&1 || true
+		done < <(find "$SCRATCH" -name postmaster.pid 2>/dev/null)
+		if ((!KEEP)); then
+			rm -rf "$SCRATCH"
+		fi
+	fi
+	# Even then, end with the counts
+	if ((!SUMMARIZED)); then
+		fail_step "aborted with status $rc"
+		summarize || true
+	fi
+	exit "$rc"
+}
+
+#-----------------------------------------------------------------------
+# 1. Packages
+#-----------------------------------------------------------------------
+
+install_packages()
+{
+	local missing=() pkg
+
+	if ((QUICK)); then
+		log "packages: skipped (--quick)"
+		return
+	fi
+	for pkg in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null |
+			grep -q '^ii' || missing+=("$pkg")
+	done
+	if ((${#missing[@]} == 0)); then
+		log "packages: all installed"
+		return
+	fi
+
+	# Debian's postgresql package may create and start its "main" cluster
+	# on 5432; we neither use nor touch it.
+	log "packages: installing ${missing[*]}"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		install --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+#-----------------------------------------------------------------------
+# 2. Scratch copy, build and installation
+#-----------------------------------------------------------------------
+
+# Copy the work tree (not .git, not build or test output) into a scratch
+# directory the test user can write to: pg_regress writes results/ and
+# regression.diffs next to its input, TAP writes tmp_check/.
+make_scratch()
+{
+	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-test.XXXXXX")
+	chmod 755 "$SCRATCH"
+	TREE=$SCRATCH/tree
+	mkdir "$TREE"
+	tar -C "$REPO" -cf - \
+		--exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+		--exclude=./results --exclude=./tmp_check --exclude=./tmp_check_iso \
+		--exclude=./output_iso --exclude=./log --exclude=./bench/results \
+		--exclude=./regression.diffs --exclude=./regression.out \
+		. | tar -C "$TREE" -xf -
+	PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+	PGXS_DIR=$(cd "$PGXS_DIR" && pwd -P)
+}
+
+# Build with PGXS; any compiler warning fails the run.  Returns non-zero
+# if there is nothing usable to test.
+build_and_install()
+{
+	local buildlog=$SCRATCH/build.log warnings
+
+	log "build: make (PGXS, $("$PG_CONFIG" --version))"
+	if ! make -C "$TREE" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+		cat "$buildlog"
+		fail_step "build: make failed"
+		return 1
+	fi
+	warnings=$(grep -c 'warning:' "$buildlog" || true)
+	if ((warnings > 0)); then
+		grep -B2 -A4 'warning:' "$buildlog"
+		fail_step "build: $warnings compiler warning(s)"
+	else
+		log "build: no warnings"
+	fi
+
+	log "install: make install"
+	if ! as_root make -C "$TREE" PG_CONFIG="$PG_CONFIG" install \
+		>"$SCRATCH/install.log" 2>&1; then
+		cat "$SCRATCH/install.log"
+		fail_step "install: make install failed"
+		return 1
+	fi
+
+	# From here on the test user owns the scratch copy
+	if ((EUID == 0)); then
+		chown -R "$TEST_USER:" "$SCRATCH"
+	fi
+}
+
+#-----------------------------------------------------------------------
+# 3. Unit tests: plain C programs built by the Makefile, run without a server
+#-----------------------------------------------------------------------
+
+readonly UNIT_TESTS=(test/layout_test)
+
+run_unit()
+{
+	local prog
+	for prog in "${UNIT_TESTS[@]}"; do
+		log "unit: $prog"
+		if run_logged "$SCRATCH/unit-build.log" \
+			make -s PG_CONFIG="$PG_CONFIG" "$prog" &&
+			run_logged "$SCRATCH/unit.log" "./$prog"; then
+			PASSED=$((PASSED + 1))
+		else
+			fail_step "unit: $prog"
+		fi
+	done
+}
+
+#-----------------------------------------------------------------------
+# 3a/3b. pg_regress and pg_isolation_regress
+#-----------------------------------------------------------------------
+
+# Configuration added to every temporary instance of pg_regress
+write_temp_config()
+{
+	cat >"$SCRATCH/temp.conf" <<-'EOF'
+		# scripts/test.sh: settings for pg_regress temporary instances
+		max_prepared_transactions = 10
+	EOF
+}
+
+# Count the per-test result lines of a pg_regress-style run, whose output
+# is in $1; $2 names the suite.  pg_regress 15 prints one line per test:
+# "test NAME ... ok  12 ms", or "     NAME ... ok" inside a parallel group,
+# with "FAILED" or "failed (ignored)" instead of "ok".
+count_regress_results()
+{
+	local out=$1 suite=$2 rc=$3 line name status npass=0 nfail=0
+	local re='^(test +| +)([^ ]+) +\.\.\. +(ok|FAILED|failed \(ignored\))'
+
+	if [[ ! -f $out ]]; then
+		fail_step "$suite: no output (status $rc)"
+		return
+	fi
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			name=${BASH_REMATCH[2]}
+			status=${BASH_REMATCH[3]}
+			if [[ $status == ok ]]; then
+				npass=$((npass + 1))
+			else
+				nfail=$((nfail + 1))
+				FAILURES+=("$suite: $name")
+			fi
+		fi
+	done <"$out"
+	PASSED=$((PASSED + npass))
+	FAILED=$((FAILED + nfail))
+	if ((rc != 0 && nfail == 0)); then
+		fail_step "$suite: runner exited with status $rc without a failed test"
+	fi
+}
+
+# Run a pg_regress-style driver ($1: pg_regress or pg_isolation_regress)
+# on its own temporary instance; $2 names the suite, $3 its output dir,
+# the rest are options and test names.
+run_driver()
+{
+	local driver=$1 suite=$2 outdir=$3 out=$SCRATCH/$2.out rc=0
+	shift 3
+
+	log "$suite: $driver"
+	run_logged "$out" env LC_ALL=C.UTF-8 "$driver" \
+		--temp-instance="$TREE/tmp_check_$suite" \
+		--temp-config="$SCRATCH/temp.conf" \
+		--bindir="$PGBIN" \
+		--inputdir=. --outputdir="$outdir" \
+		--encoding=UTF8 --no-locale \
+		"$@" || rc=$?
+	count_regress_results "$out" "$suite" "$rc"
+	if ((rc != 0)) && [[ -s $TREE/$outdir/regression.diffs ]]; then
+		log "$suite: regression.diffs"
+		cat "$TREE/$outdir/regression.diffs"
+	fi
+}
+
+run_regress()
+{
+	local tests opts
+
+	tests=$(make -s -C "$TREE" PG_CONFIG="$PG_CONFIG" print-regress 2>/dev/null) ||
+		tests=$(make_var REGRESS)
+	if [[ -z ${tests// /} ]]; then
+		log "regress: no tests listed in the Makefile's REGRESS"
+		return
+	fi
+	opts=$(make_var REGRESS_OPTS)
+	# shellcheck disable=SC2086 # word splitting wanted: option and test lists
+	run_driver "$PGXS_DIR/test/regress/pg_regress" regress . $opts $tests
+}
+
+# The specs: the Makefile's ISOLATION if it sets one, else every
+# specs/NAME.spec that has an expected/NAME.out
+run_isolation()
+{
+	local tests opts spec name
+
+	if [[ ! -d $TREE/specs ]]; then
+		log "isolation: no specs/ directory"
+		return
+	fi
+	tests=$(make_var ISOLATION)
+	if [[ -z ${tests// /} ]]; then
+		tests=
+		for spec in "$TREE"/specs/*.spec; do
+			[[ -e $spec ]] || continue
+			name=$(basename "$spec" .spec)
+			if [[ -f $TREE/expected/$name.out ]]; then
+				tests+=" $name"
+			else
+				warn "isolation: specs/$name.spec has no expected/$name.out, not run"
+			fi
+		done
+	fi
+	if [[ -z ${tests// /} ]]; then
+		log "isolation: no specs to run"
+		return
+	fi
+	opts=$(make_var ISOLATION_OPTS)
+	# shellcheck disable=SC2086
+	run_driver "$PGXS_DIR/test/isolation/pg_isolation_regress" isolation \
+		output_iso $opts $tests
+}
+
+#-----------------------------------------------------------------------
+# 3c. TAP tests
+#-----------------------------------------------------------------------
+
+# Show the end of a failed TAP file's logs: the test's own log and the
+# server logs of its nodes
+show_tap_logs()
+{
+	local name=$1 logdir=$TREE/tmp_check/log f
+
+	for f in "$logdir/regress_log_$name" "$logdir/${name}"_*.log; do
+		[[ -f $f ]] || continue
+		log "tail of ${f#"$TREE"/}"
+		tail -n 40 "$f"
+	done
+}
+
+# Run one TAP file with prove, the way PGXS's prove_installcheck does, and
+# count its assertions from prove's verbose output
+run_tap_file()
+{
+	local file=$1 name out rc=0 npass nfail nskip
+	name=$(basename "$file" .pl)
+	out=$SCRATCH/tap_$name.out
+
+	log "tap: $file"
+	run_logged "$out" env \
+		LC_ALL=C.UTF-8 \
+		PATH="$PGBIN:$PATH" \
+		PERL5LIB="$PGXS_DIR/test/perl${PERL5LIB:+:$PERL5LIB}" \
+		TESTDIR="$TREE" \
+		PG_REGRESS="$PGXS_DIR/test/regress/pg_regress" \
+		PGPORT=65432 \
+		prove -v -I "$PGXS_DIR/test/perl" -I . "$file" || rc=$?
+
+	if [[ ! -f $out ]]; then
+		fail_step "tap: $file: no output (status $rc)"
+		return
+	fi
+
+	# "ok N ...", "not ok N ..."; directives "# SKIP" and "# TODO" are
+	# neither passed nor failed
+	npass=$(grep -Ec '^ok [0-9]+' "$out" || true)
+	nskip=$(grep -Eic '^(not )?ok [0-9]+[^#]*# *(skip|todo)' "$out" || true)
+	nfail=$(grep -Ec '^not ok [0-9]+' "$out" || true)
+	npass=$((npass - $(grep -Eic '^ok [0-9]+[^#]*# *(skip|todo)' "$out" || true)))
+	nfail=$((nfail - $(grep -Eic '^not ok [0-9]+[^#]*# *todo' "$out" || true)))
+
+	PASSED=$((PASSED + npass))
+	FAILED=$((FAILED + nfail))
+	SKIPPED=$((SKIPPED + nskip))
+	if ((nfail > 0)); then
+		FAILURES+=("tap: $file: $nfail assertion(s)")
+	fi
+	if ((rc != 0 && nfail == 0)); then
+		fail_step "tap: $file died or broke its plan (prove status $rc)"
+	fi
+	if ((rc != 0)); then
+		show_tap_logs "$name"
+	fi
+}
+
+run_tap()
+{
+	local files=() f
+
+	if ((${#TAP_FILES[@]})); then
+		files=("${TAP_FILES[@]}")
+	else
+		for f in "$TREE"/t/*.pl; do
+			[[ -e $f ]] && files+=("t/$(basename "$f")")
+		done
+	fi
+	if ((${#files[@]} == 0)); then
+		log "tap: no t/*.pl"
+		return
+	fi
+	for f in "${files[@]}"; do
+		if [[ ! -f $TREE/$f ]]; then
+			fail_step "tap: $f does not exist"
+			continue
+		fi
+		run_tap_file "$f"
+	done
+}
+
+#-----------------------------------------------------------------------
+# 4. Summary
+#-----------------------------------------------------------------------
+
+summarize()
+{
+	local f
+	echo
+	log "summary"
+	for f in "${FAILURES[@]}"; do
+		echo "    failed: $f"
+	done
+	if ((SKIPPED > 0)); then
+		echo "    $SKIPPED TAP assertion(s) skipped or TODO"
+	fi
+	if ((PASSED + FAILED == 0)); then
+		echo "    nothing ran"
+	fi
+	echo "$PASSED passed, $FAILED failed"
+	SUMMARIZED=1
+	((FAILED == 0 && PASSED > 0))
+}
+
+main()
+{
+	local start=$SECONDS
+
+	parse_args "$@"
+	if ((EUID != 0)) && ! command -v sudo >/dev/null; then
+		echo "scripts/test.sh: run as root, or as a user with sudo" >&2
+		exit 2
+	fi
+	# Connection settings of the caller must not reach the test servers
+	# (PGHOST, PGPORT, ...; the PG_TEST_* settings are kept)
+	unset $(compgen -e | grep -E '^PG[A-Z]+$' || true)
+
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+
+	install_packages
+	make_scratch
+	if build_and_install; then
+		write_temp_config
+		if want unit; then run_unit; fi
+		if want regress; then run_regress; fi
+		if want isolation; then run_isolation; fi
+		if want tap; then run_tap; fi
+	fi
+	log "finished in $((SECONDS - start)) s"
+	if ((KEEP)); then
+		log "scratch directory kept: $SCRATCH"
+	fi
+	summarize
+}
+
+main "$@"
