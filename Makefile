@@ -12,12 +12,13 @@ OBJS = \
 	src/layout.o \
 	src/page.o \
 	src/relayout.o \
-	src/stats.o
+	src/stats.o \
+	src/checker.o
 
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle layouts
+REGRESS = btlayout opclasses oracle layouts check queries types
 
 TAP_TESTS = 1
 

@@ -19,7 +19,7 @@ COMMENT ON ACCESS METHOD btlayout IS
  * with the same name, the same operators (cross-type ones included) and the
  * same support functions (comparison, sort support, in_range, equalimage),
  * and one operator class for each built-in btree class, with the same name,
- * input type and default flag.  They are read from the catalog rather than
+ * input type, storage type (name_ops stores cstring) and default flag.  They are read from the catalog rather than
  * listed here, so that the mirror is complete for the server it is created
  * in; "built-in" means created by initdb (OID below FirstNormalObjectId),
  * which leaves out whatever other extensions added to btree.
@@ -67,7 +67,8 @@ BEGIN
 					   fam.opfname, members);
 
 		FOR cls IN
-			SELECT c.opcname, c.opcintype::regtype AS intype, c.opcdefault
+			SELECT c.opcname, c.opcintype::regtype AS intype, c.opcdefault,
+				   (CASE WHEN c.opckeytype = 0 THEN c.opcintype ELSE c.opckeytype END)::regtype AS keytype
 			FROM pg_catalog.pg_opclass c
 			WHERE c.opcfamily = fam.oid AND c.oid < 16384
 			ORDER BY c.opcname
@@ -75,7 +76,7 @@ BEGIN
 			EXECUTE format('CREATE OPERATOR CLASS %I %s FOR TYPE %s USING btlayout FAMILY %I AS STORAGE %s',
 						   cls.opcname,
 						   CASE WHEN cls.opcdefault THEN 'DEFAULT' ELSE '' END,
-						   cls.intype, fam.opfname, cls.intype);
+						   cls.intype, fam.opfname, cls.keytype);
 		END LOOP;
 	END LOOP;
 END
@@ -116,3 +117,14 @@ LANGUAGE C STRICT;
 COMMENT ON FUNCTION btlayout_page(regclass, bigint) IS
   'one page of a btlayout index: its kind, level, detected layout, and where each item sits';
 REVOKE ALL ON FUNCTION btlayout_page(regclass, bigint) FROM PUBLIC;
+
+/*
+ * Verification.
+ */
+CREATE FUNCTION btlayout_check(index regclass, heapallindexed bool DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_check(regclass, bool) IS
+  'verify the structure of a btlayout index and, with heapallindexed, that it indexes every visible heap tuple; takes ShareLock (blocks writes)';
+REVOKE ALL ON FUNCTION btlayout_check(regclass, bool) FROM PUBLIC;

@@ -44,6 +44,19 @@ UNION ALL
  EXCEPT SELECT 'only in btlayout', opfname, m FROM members WHERE amname = 'btree')
 ORDER BY 1, 2, 3;
 
+-- Each btlayout class has the input type, storage type and default flag of
+-- the btree class of the same name (differences must be empty)
+SELECT bt.opcname, bt.opcintype::regtype, bt.opckeytype::regtype, bt.opcdefault,
+       bl.opcintype::regtype, bl.opckeytype::regtype, bl.opcdefault
+FROM pg_opclass bt
+LEFT JOIN pg_opclass bl
+  ON bl.opcname = bt.opcname
+ AND bl.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btlayout')
+WHERE bt.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btree')
+  AND bt.oid < 16384
+  AND (bl.oid IS NULL OR (bt.opcintype, bt.opckeytype, bt.opcdefault)
+                         IS DISTINCT FROM (bl.opcintype, bl.opckeytype, bl.opcdefault));
+
 -- Cross-type operators are there: an int4 index serves int8 and int2 quals
 CREATE TABLE cross_t (k int4);
 INSERT INTO cross_t SELECT generate_series(1, 1000);

@@ -75,6 +75,7 @@ SELECT 'fillfactor 50' AS "case", oracle('big', '(i4)', 'WITH (fillfactor = 50)'
 SELECT 'fillfactor 100' AS "case", oracle('big', '(i8 DESC)', 'WITH (fillfactor = 100)');
 SELECT 'partial' AS "case", oracle('big', '(i4) WHERE dup < 10');
 SELECT 'expression' AS "case", oracle('big', '((i4 % 1000), lower(t))');
+SELECT 'name (stored as cstring)' AS "case", oracle('big', '((t::name))');
 
 -- Small tables: empty, one row, one leaf page, all NULL
 CREATE TABLE small (k int4, t text);

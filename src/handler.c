@@ -117,6 +117,11 @@ btlayout_handler(PG_FUNCTION_ARGS)
 
 	amroutine = (IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler,
 																		(Datum) 0));
+	/*
+	 * btree's name_ops stores cstring, not name (less space); a mirror of it
+	 * must be allowed to say so.
+	 */
+	amroutine->amstorage = true;
 	amroutine->ambuild = btlayout_build;
 	amroutine->amvacuumcleanup = btlayout_vacuumcleanup;
 	amroutine->amoptions = btlayout_options;
