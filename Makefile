@@ -13,12 +13,15 @@ OBJS = \
 	src/page.o \
 	src/relayout.o \
 	src/stats.o \
-	src/checker.o
+	src/checker.o \
+	src/compare.o \
+	src/search.o \
+	src/scan.o
 
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types
+REGRESS = btlayout opclasses oracle layouts check queries types search
 
 TAP_TESTS = 1
 

@@ -15,8 +15,9 @@
 #   4. prints a last line "N passed, M failed" and exits non-zero if anything
 #      failed or if nothing ran.
 #
-# Counting: one per unit test program, one per pg_regress test, one per
-# isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
+# Counting: one per unit test program, one per pg_regress test (the
+# pg_regress tests run twice: as they are, and with btlayout.prefetch off),
+# one per isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
 # compiler warnings, installation, a pg_regress run that dies before testing,
 # a TAP script that dies or breaks its plan) counts as one failure.  Skipped
 # and TODO TAP assertions are reported on their own line, not as passed.
@@ -387,13 +388,14 @@ count_regress_results()
 # the rest are options and test names.
 run_driver()
 {
-	local driver=$1 suite=$2 outdir=$3 out=$SCRATCH/$2.out rc=0
-	shift 3
+	local driver=$1 suite=$2 outdir=$3 conf=$4 out=$SCRATCH/$2.out rc=0
+	shift 4
 
 	log "$suite: $driver"
+	mkdir -p "$TREE/$outdir"
 	run_logged "$out" env LC_ALL=C.UTF-8 "$driver" \
 		--temp-instance="$TREE/tmp_check_$suite" \
-		--temp-config="$SCRATCH/temp.conf" \
+		--temp-config="$conf" \
 		--bindir="$PGBIN" \
 		--inputdir=. --outputdir="$outdir" \
 		--encoding=UTF8 --no-locale \
@@ -417,7 +419,17 @@ run_regress()
 	fi
 	opts=$(make_var REGRESS_OPTS)
 	# shellcheck disable=SC2086 # word splitting wanted: option and test lists
-	run_driver "$PGXS_DIR/test/regress/pg_regress" regress . $opts $tests
+	run_driver "$PGXS_DIR/test/regress/pg_regress" regress . \
+		"$SCRATCH/temp.conf" $opts $tests
+
+	# Again with prefetching off, but for the oracle (builds only, no search)
+	{
+		cat "$SCRATCH/temp.conf"
+		echo "btlayout.prefetch = off"
+	} >"$SCRATCH/noprefetch.conf"
+	# shellcheck disable=SC2086
+	run_driver "$PGXS_DIR/test/regress/pg_regress" regress-noprefetch noprefetch \
+		"$SCRATCH/noprefetch.conf" $opts $(tr ' ' '\n' <<<"$tests" | grep -vx oracle)
 }
 
 # The specs: the Makefile's ISOLATION if it sets one, else every
@@ -450,7 +462,7 @@ run_isolation()
 	opts=$(make_var ISOLATION_OPTS)
 	# shellcheck disable=SC2086
 	run_driver "$PGXS_DIR/test/isolation/pg_isolation_regress" isolation \
-		output_iso $opts $tests
+		output_iso "$SCRATCH/temp.conf" $opts $tests
 }
 
 #-----------------------------------------------------------------------

@@ -118,6 +118,14 @@ COMMENT ON FUNCTION btlayout_page(regclass, bigint) IS
   'one page of a btlayout index: its kind, level, detected layout, and where each item sits';
 REVOKE ALL ON FUNCTION btlayout_page(regclass, bigint) FROM PUBLIC;
 
+CREATE FUNCTION btlayout_search_stats(
+	OUT layout_searches bigint, OUT layout_confirmed bigint,
+	OUT layout_fallbacks bigint, OUT ordinary_searches bigint)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_search_stats() IS
+  'in-page searches of this backend: by walking the layout (confirmed, or searched again) and through line pointers';
+
 /*
  * Verification.
  */

@@ -10,9 +10,11 @@
  * validation (validate.c), CREATE INDEX, whose sorted build in the server
  * refuses non-btree relations (build.c), the in-page layouts (layout.c:
  * search trees and permutations; page.c: placing a page's tuple bodies;
- * relayout.c: rewriting pages after VACUUM and on demand), and a clear
- * error where the server refuses a non-btree unique index during INSERT ...
- * ON CONFLICT (conflict.c).
+ * relayout.c: rewriting pages after VACUUM and on demand), the reads'
+ * positioning (scan.c: the first item of a scan; search.c: the descent and
+ * the in-page search; compare.c: de-virtualised key comparison),
+ * introspection (stats.c), and a clear error where the server refuses a
+ * non-btree unique index during INSERT ... ON CONFLICT (conflict.c).
  *
  * src/btlayout.h
  *
@@ -30,6 +32,8 @@
 #include "access/amapi.h"
 #include "access/nbtree.h"
 #include "nodes/execnodes.h"
+#include "nodes/tidbitmap.h"
+#include "utils/snapshot.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
@@ -47,9 +51,16 @@ typedef struct BtlOptions
 {
 	BTOptions	bt;				/* must be first: read by nbtree's code */
 	int			layout;			/* a BtlLayout */
+	bool		prefetch;		/* prefetch in the layout-directed search */
 } BtlOptions;
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_NONE
+
+/*
+ * Bytes per cache line: layouts align their units to it, and pad a page by
+ * less than one (page.c); the search relies on that bound (search.c).
+ */
+#define BTL_CACHE_LINE	64
 
 /* Free space CREATE INDEX leaves on leaf pages, from the fill factor */
 #define BtlTargetPageFreeSpace(rel) \
@@ -62,6 +73,11 @@ typedef struct BtlOptions
 #define BtlGetLayout(rel) \
 	((rel)->rd_options ? \
 	 (BtlLayout) ((BtlOptions *) (rel)->rd_options)->layout : BTL_DEFAULT_LAYOUT)
+#define BtlGetPrefetch(rel) \
+	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->prefetch : true)
+
+/* GUC btlayout.prefetch (handler.c): off turns prefetching off everywhere */
+extern bool btl_prefetch;
 
 /*
  * Where the tuple bodies of one page go in a layout (page.c).  offset[] is
@@ -88,6 +104,31 @@ extern bool btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan);
 extern bool btl_page_matches(Page page, const BtlPagePlan *plan);
 extern void btl_page_apply(Page page, const BtlPagePlan *plan);
 extern bool btl_page_layout(Page page, BtlLayout layout);
+
+/*
+ * Which way in-page searches of this backend went (search.c).  Plain
+ * per-backend counters: the search path never writes shared memory.
+ */
+typedef struct BtlSearchCounters
+{
+	uint64		layout_searches;	/* pages searched by walking the layout */
+	uint64		layout_confirmed;	/* ... whose answer the line pointers confirmed */
+	uint64		layout_fallbacks;	/* ... searched again through line pointers */
+	uint64		ordinary_searches;	/* searches through line pointers */
+} BtlSearchCounters;
+
+extern BtlSearchCounters btl_search_counters;
+
+/* search.c (the key is a BtlSearchKey, compare.h) */
+struct BtlSearchKey;
+extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
+								Page page);
+extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
+						 BTScanInsert inskey, Snapshot snapshot);
+
+/* scan.c */
+extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 
 /* relayout.c */
 extern int64 btl_relayout_index(Relation index, BufferAccessStrategy strategy,

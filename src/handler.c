@@ -9,6 +9,7 @@
  * parallel scans, mark/restore, cost estimation.  We replace the build
  * (the server's sorted build refuses non-btree relations, see build.c), the
  * VACUUM cleanup (nbtree's, then a relayout pass, see relayout.c), the
+ * positioning of scans on their first item (scan.c, search.c), the
  * reloptions parser (our options extend BTOptions, see btlayout.h) and the
  * operator class validator (validate.c).
  *
@@ -26,6 +27,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -42,7 +44,10 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	{"deduplicate_items", RELOPT_TYPE_BOOL,
 	offsetof(BtlOptions, bt.deduplicate_items)},
 	{"layout", RELOPT_TYPE_ENUM, offsetof(BtlOptions, layout)},
+	{"prefetch", RELOPT_TYPE_BOOL, offsetof(BtlOptions, prefetch)},
 };
+
+bool		btl_prefetch = true;
 
 /* Values of the layout option */
 static relopt_enum_elt_def layout_values[] = {
@@ -57,7 +62,7 @@ static relopt_enum_elt_def layout_values[] = {
 void		_PG_init(void);
 
 /*
- * Register the reloptions and the ON CONFLICT check (conflict.c).  They are btree's own, with btree's defaults,
+ * Register the reloptions, the GUC and the ON CONFLICT check (conflict.c).  They are btree's own, with btree's defaults,
  * ranges and lock levels, so that an index moved between btree and btlayout
  * keeps the meaning of its options.
  */
@@ -86,6 +91,22 @@ _PG_init(void)
 					   layout_values, BTL_DEFAULT_LAYOUT,
 					   "Valid values are \"none\", \"eytzinger\", \"veb\", \"btorder\" and \"blocked\".",
 					   ShareUpdateExclusiveLock);
+
+	add_bool_reloption(btl_relopt_kind, "prefetch",
+					   "Prefetch what the layout-directed search of this btlayout index needs next",
+					   true,
+					   ShareUpdateExclusiveLock);
+
+	DefineCustomBoolVariable("btlayout.prefetch",
+							 "Prefetch what the layout-directed search needs next.",
+							 "Off turns prefetching off for every btlayout index; "
+							 "on leaves it to each index's prefetch option.",
+							 &btl_prefetch,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("btlayout");
 
 	btlayout_install_conflict_hook();
 }
@@ -124,6 +145,8 @@ btlayout_handler(PG_FUNCTION_ARGS)
 	amroutine->amstorage = true;
 	amroutine->ambuild = btlayout_build;
 	amroutine->amvacuumcleanup = btlayout_vacuumcleanup;
+	amroutine->amgettuple = btlayout_gettuple;
+	amroutine->amgetbitmap = btlayout_getbitmap;
 	amroutine->amoptions = btlayout_options;
 	amroutine->amvalidate = btlayout_validate;
 

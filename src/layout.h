@@ -88,18 +88,36 @@ extern void btl_layout_ranks(BtlLayout layout, int n, int node,
 typedef bool (*BtlLessFn) (void *ctx, int slot);
 
 /*
+ * Each descent also says, through hint(ctx, first, count), which run of
+ * slots it will need soon, so that a caller can prefetch them; count may
+ * reach past n.  hint may be NULL.
+ */
+typedef void (*BtlHintFn) (void *ctx, int first, int count);
+
+/* How many levels ahead the binary layouts announce their descendants */
+#define BTL_PREFETCH_LEVELS	3
+
+/*
  * Eytzinger: slot i has children 2i+1 and 2i+2.  Walk to a leaf, then the
  * answer is the last node where the walk went left: strip the trailing
  * right-turns (one bits) and the left turn before them from the 1-based
  * index.
  */
 static pg_attribute_always_inline int
-btl_descend_eytzinger(int n, void *ctx, BtlLessFn less)
+btl_descend_eytzinger(int n, void *ctx, BtlLessFn less, BtlHintFn hint)
 {
 	uint32		i = 0;
 
+	/* The top levels first, then the 2^k descendants k levels down */
+	if (hint)
+		hint(ctx, 0, (1 << BTL_PREFETCH_LEVELS) - 1);
 	while (i < (uint32) n)
+	{
+		if (hint)
+			hint(ctx, (int) (((i + 1) << BTL_PREFETCH_LEVELS) - 1),
+				 1 << BTL_PREFETCH_LEVELS);
 		i = 2 * i + 1 + (less(ctx, (int) i) ? 1 : 0);
+	}
 
 	i += 1;
 	i >>= pg_rightmost_one_pos32(~i) + 1;
@@ -114,13 +132,17 @@ btl_descend_eytzinger(int n, void *ctx, BtlLessFn less)
  * from the tables; a position past n is an absent node.
  */
 static pg_attribute_always_inline int
-btl_descend_veb(int n, const BtlVebTables *t, void *ctx, BtlLessFn less)
+btl_descend_veb(int n, const BtlVebTables *t, void *ctx, BtlLessFn less,
+				BtlHintFn hint)
 {
 	uint16		pos[BTL_VEB_MAX_HEIGHT];
 	uint32		k = 1;
 	int			d = 0;
 	int			answer = -1;
 
+	/* The top tree of the first split is contiguous from slot 0 */
+	if (hint && t->height > 1)
+		hint(ctx, 0, t->top[t->height - t->height / 2]);
 	pos[0] = 0;
 	for (;;)
 	{
@@ -150,18 +172,25 @@ btl_descend_veb(int n, const BtlVebTables *t, void *ctx, BtlLessFn less)
  * that is not), remember that one, and go down between the two.
  */
 static pg_attribute_always_inline int
-btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less)
+btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
+					BtlHintFn hint)
 {
 	uint32		nnodes = (n + node - 1) / node;
 	uint32		j = 0;
 	int			answer = -1;
 
+	if (hint)
+		hint(ctx, 0, node);
 	while (j < nnodes)
 	{
 		int			first = (int) j * node;
 		int			count = Min(node, n - first);
 		int			below = 0;
 		int			c;
+
+		/* All children, one node ahead, while this node is compared */
+		if (hint)
+			hint(ctx, (int) (j * (node + 1) + 1) * node, (node + 1) * node);
 
 		for (c = 0; c < count; c++)
 			below += less(ctx, first + c) ? 1 : 0;
@@ -200,14 +229,23 @@ btl_lower_bound_run(int first, int count, void *ctx, BtlLessFn less)
  * Search the separators, then the one group below the separator found.
  */
 static pg_attribute_always_inline int
-btl_descend_blocked(int n, void *ctx, BtlLessFn less)
+btl_descend_blocked(int n, void *ctx, BtlLessFn less, BtlHintFn hint)
 {
 	int			g = btl_blocked_group_size(n);
 	int			m = n / (g + 1);
-	int			j = btl_lower_bound_run(0, m, ctx, less);
-	int			first = m + j * g;
-	int			count = (j < m) ? g : n - m - m * g;
-	int			i = btl_lower_bound_run(first, count, ctx, less);
+	int			j;
+	int			first;
+	int			count;
+	int			i;
+
+	if (hint)
+		hint(ctx, 0, m);
+	j = btl_lower_bound_run(0, m, ctx, less);
+	first = m + j * g;
+	count = (j < m) ? g : n - m - m * g;
+	if (hint)
+		hint(ctx, first, count);
+	i = btl_lower_bound_run(first, count, ctx, less);
 
 	if (i < count)
 		return first + i;

@@ -39,9 +39,6 @@
 
 #include "storage/bufpage.h"
 
-/* Bytes per cache line, for the alignment of a layout's units */
-#define BTL_CACHE_LINE	64
-
 /*
  * Where slot 0 should start within a cache line, for searchable items of
  * one width (0 if they have several).

@@ -309,3 +309,28 @@ btlayout_page(PG_FUNCTION_ARGS)
 
 	return (Datum) 0;
 }
+
+PG_FUNCTION_INFO_V1(btlayout_search_stats);
+
+/*
+ * btlayout_search_stats(): how this backend's in-page searches went since
+ * it started.  Per backend: the search path keeps its counters in plain
+ * backend-local memory.
+ */
+Datum
+btlayout_search_stats(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	values[0] = Int64GetDatum(btl_search_counters.layout_searches);
+	values[1] = Int64GetDatum(btl_search_counters.layout_confirmed);
+	values[2] = Int64GetDatum(btl_search_counters.layout_fallbacks);
+	values[3] = Int64GetDatum(btl_search_counters.ordinary_searches);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -11,7 +11,9 @@
  *     the layout's descent over slots returns the rank an ordinary binary
  *     search returns (the lower bound);
  *   - no search makes more comparisons than the tree's height allows, so a
- *     degenerate tree would show.
+ *     degenerate tree would show;
+ *   - every slot a search compares was named before by the descent's
+ *     prefetch hints (but in veb, which names only its top tree).
  * Items are the odd numbers 2*rank+1, placed in slots by the permutation.
  *
  * Prints "layout_test: N checks, M failed" and exits non-zero on failure.
@@ -34,7 +36,28 @@ typedef struct Probe
 	const int  *slot_key;		/* key held by each slot */
 	int			key;			/* search key */
 	int			comparisons;
+	bool		check_announced;	/* must compared slots be hinted first? */
 } Probe;
+
+/*
+ * Prefetch hints: runs of slots a descent announces before it needs them.
+ * Every slot compared must have been announced first, except in veb, which
+ * announces only its top tree.
+ */
+static int	hint_n;
+static bool hint_ok;
+static bool announced[BTL_MAX_ITEMS];
+
+static void
+probe_hint(void *ctx, int first, int count)
+{
+	int			s;
+
+	if (first < 0 || count < 0)
+		hint_ok = false;
+	for (s = first; s < first + count && s < hint_n; s++)
+		announced[s] = true;
+}
 
 static bool
 probe_less(void *ctx, int slot)
@@ -42,6 +65,8 @@ probe_less(void *ctx, int slot)
 	Probe	   *p = (Probe *) ctx;
 
 	p->comparisons++;
+	if (!announced[slot] && p->check_announced)
+		hint_ok = false;
 	return p->slot_key[slot] < p->key;
 }
 
@@ -114,13 +139,13 @@ descend(BtlLayout layout, int n, int node, Probe *p)
 	switch (layout)
 	{
 		case BTL_LAYOUT_EYTZINGER:
-			return btl_descend_eytzinger(n, p, probe_less);
+			return btl_descend_eytzinger(n, p, probe_less, probe_hint);
 		case BTL_LAYOUT_VEB:
-			return btl_descend_veb(n, btl_veb_tables(n), p, probe_less);
+			return btl_descend_veb(n, btl_veb_tables(n), p, probe_less, probe_hint);
 		case BTL_LAYOUT_BTORDER:
-			return btl_descend_btorder(n, node, p, probe_less);
+			return btl_descend_btorder(n, node, p, probe_less, probe_hint);
 		case BTL_LAYOUT_BLOCKED:
-			return btl_descend_blocked(n, p, probe_less);
+			return btl_descend_blocked(n, p, probe_less, probe_hint);
 		case BTL_LAYOUT_NONE:
 			break;
 	}
@@ -153,9 +178,16 @@ test_layout(BtlLayout layout, int n, int node)
 
 	for (key = 0; key <= 2 * n + 1; key++)
 	{
-		Probe		p = {slot_key, key, 0};
-		int			slot = descend(layout, n, node, &p);
-		int			rank = (slot < 0) ? n : slot_rank[slot];
+		Probe		p = {slot_key, key, 0, layout != BTL_LAYOUT_VEB};
+		int			slot;
+		int			rank;
+
+		hint_n = n;
+		hint_ok = true;
+		memset(announced, 0, sizeof(announced));
+		slot = descend(layout, n, node, &p);
+		rank = (slot < 0) ? n : slot_rank[slot];
+		check(hint_ok, "slot compared before a prefetch hint named it", layout, n, node, key);
 
 		check(slot >= -1 && slot < n, "slot out of range", layout, n, node, key);
 		check(rank == key / 2, "wrong lower bound", layout, n, node, key);

@@ -1,0 +1,236 @@
+/*-------------------------------------------------------------------------
+ *
+ * compare.c
+ *	  Preparing a search key for de-virtualised comparison, and comparing
+ *	  it with tuples of any shape (compare.h has the fast inline cases).
+ *
+ * The comparison functions recognised are the server's own, identified by
+ * their OIDs, so that the inline comparison has exactly their semantics;
+ * a function of the same name elsewhere, or any other comparator, goes
+ * through the function manager.  Only same-width and widening cross-type
+ * integer and float comparators are recognised: their results are the
+ * comparison of the two values as int64 or double, which is what the
+ * server's functions compute.
+ *
+ * src/compare.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "compare.h"
+#include "utils/fmgroids.h"
+
+/*
+ * How a comparison function compares: the kind by the width of the
+ * tuple's attribute (its left argument), and how to read the scan key's
+ * argument (its right argument).
+ */
+typedef enum BtlArgKind
+{
+	BTL_ARG_NONE,
+	BTL_ARG_INT16,
+	BTL_ARG_INT32,
+	BTL_ARG_INT64,
+	BTL_ARG_UINT32,
+	BTL_ARG_BOOL,
+	BTL_ARG_CHAR,
+	BTL_ARG_FLOAT4,
+	BTL_ARG_FLOAT8
+} BtlArgKind;
+
+static BtlCmpKind
+classify(Oid fn, BtlArgKind *arg)
+{
+	*arg = BTL_ARG_NONE;
+	switch (fn)
+	{
+		case F_BTINT2CMP:
+			*arg = BTL_ARG_INT16;
+			return BTL_CMP_INT16;
+		case F_BTINT24CMP:
+			*arg = BTL_ARG_INT32;
+			return BTL_CMP_INT16;
+		case F_BTINT28CMP:
+			*arg = BTL_ARG_INT64;
+			return BTL_CMP_INT16;
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			*arg = BTL_ARG_INT32;
+			return BTL_CMP_INT32;
+		case F_BTINT42CMP:
+			*arg = BTL_ARG_INT16;
+			return BTL_CMP_INT32;
+		case F_BTINT48CMP:
+			*arg = BTL_ARG_INT64;
+			return BTL_CMP_INT32;
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+		case F_TIME_CMP:
+		case F_CASH_CMP:
+			*arg = BTL_ARG_INT64;
+			return BTL_CMP_INT64;
+		case F_BTINT82CMP:
+			*arg = BTL_ARG_INT16;
+			return BTL_CMP_INT64;
+		case F_BTINT84CMP:
+			*arg = BTL_ARG_INT32;
+			return BTL_CMP_INT64;
+		case F_BTOIDCMP:
+			*arg = BTL_ARG_UINT32;
+			return BTL_CMP_UINT32;
+		case F_BTBOOLCMP:
+			*arg = BTL_ARG_BOOL;
+			return BTL_CMP_UINT8;
+		case F_BTCHARCMP:
+			*arg = BTL_ARG_CHAR;
+			return BTL_CMP_UINT8;
+		case F_BTFLOAT4CMP:
+			*arg = BTL_ARG_FLOAT4;
+			return BTL_CMP_FLOAT4;
+		case F_BTFLOAT48CMP:
+			*arg = BTL_ARG_FLOAT8;
+			return BTL_CMP_FLOAT4;
+		case F_BTFLOAT8CMP:
+			*arg = BTL_ARG_FLOAT8;
+			return BTL_CMP_FLOAT8;
+		case F_BTFLOAT84CMP:
+			*arg = BTL_ARG_FLOAT4;
+			return BTL_CMP_FLOAT8;
+		case F_UUID_CMP:
+			return BTL_CMP_UUID;
+		default:
+			return BTL_CMP_GENERIC;
+	}
+}
+
+/*
+ * Prepare key from the insertion scan key nbtree's rules built.
+ */
+void
+btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	int			off = MAXALIGN(sizeof(IndexTupleData));
+	int			i;
+
+	key->layout = BtlGetLayout(rel);
+	key->prefetch = btl_prefetch && BtlGetPrefetch(rel);
+	key->keysz = inskey->keysz;
+	key->nextkey = inskey->nextkey;
+	key->tupdesc = tupdesc;
+	key->fixed = true;
+
+	for (i = 0; i < inskey->keysz; i++)
+	{
+		ScanKey		sk = &inskey->scankeys[i];
+		BtlKeyAtt  *att = &key->att[i];
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
+		BtlArgKind	arg;
+
+		att->sk = sk;
+		att->desc = (sk->sk_flags & SK_BT_DESC) != 0;
+		att->nulls_first = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
+		att->argnull = (sk->sk_flags & SK_ISNULL) != 0;
+		att->kind = classify(sk->sk_func.fn_oid, &arg);
+		att->iarg = 0;
+		att->farg = 0.0;
+
+		/* The inline kinds read the attribute by its width: check it */
+		if (att->kind != BTL_CMP_GENERIC && !att->argnull)
+		{
+			static const int16 widths[] = {
+				[BTL_CMP_INT16] = 2, [BTL_CMP_INT32] = 4, [BTL_CMP_INT64] = 8,
+				[BTL_CMP_UINT32] = 4, [BTL_CMP_UINT8] = 1,
+				[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16
+			};
+
+			if (attr->attlen != widths[att->kind])
+				att->kind = BTL_CMP_GENERIC;
+		}
+
+		switch (arg)
+		{
+			case BTL_ARG_INT16:
+				att->iarg = DatumGetInt16(sk->sk_argument);
+				break;
+			case BTL_ARG_INT32:
+				att->iarg = DatumGetInt32(sk->sk_argument);
+				break;
+			case BTL_ARG_INT64:
+				att->iarg = DatumGetInt64(sk->sk_argument);
+				break;
+			case BTL_ARG_UINT32:
+				att->iarg = DatumGetObjectId(sk->sk_argument);
+				break;
+			case BTL_ARG_BOOL:
+				att->iarg = DatumGetBool(sk->sk_argument) ? 1 : 0;
+				break;
+			case BTL_ARG_CHAR:
+				att->iarg = (uint8) DatumGetChar(sk->sk_argument);
+				break;
+			case BTL_ARG_FLOAT4:
+				att->farg = DatumGetFloat4(sk->sk_argument);
+				break;
+			case BTL_ARG_FLOAT8:
+				att->farg = DatumGetFloat8(sk->sk_argument);
+				break;
+			case BTL_ARG_NONE:
+				break;
+		}
+		if (att->argnull)
+			att->kind = BTL_CMP_GENERIC;	/* never compared by value */
+
+		/* Fixed offset while every attribute so far has a fixed width */
+		if (key->fixed && attr->attlen > 0)
+		{
+			off = att_align_nominal(off, attr->attalign);
+			att->attoff = off;
+			off += attr->attlen;
+		}
+		else
+		{
+			key->fixed = false;
+			att->attoff = -1;
+		}
+	}
+	key->minwidth = off;
+}
+
+/*
+ * Compare the key with any tuple: _bt_compare()'s rules for scans.
+ */
+int32
+btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup)
+{
+	int			ntupatts = BTreeTupleGetNAtts(itup, rel);
+	int			ncmp;
+	int			i;
+
+	if (key->fixed && !IndexTupleHasNulls(itup))
+		return btl_compare_fixed(key, itup, ntupatts);
+
+	ncmp = Min(ntupatts, key->keysz);
+	for (i = 0; i < ncmp; i++)
+	{
+		const BtlKeyAtt *att = &key->att[i];
+		bool		isnull;
+		Datum		datum = index_getattr(itup, i + 1, key->tupdesc, &isnull);
+		int32		result;
+
+		if (att->argnull)
+			result = isnull ? 0 : (att->nulls_first ? -1 : 1);
+		else if (isnull)
+			result = att->nulls_first ? 1 : -1;
+		else
+		{
+			result = btl_cmp_value(att, datum);
+			if (!att->desc)
+				INVERT_COMPARE_RESULT(result);
+		}
+		if (result != 0)
+			return result;
+	}
+	return btl_compare_tail(key, itup, ntupatts);
+}

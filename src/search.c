@@ -1,0 +1,328 @@
+/*-------------------------------------------------------------------------
+ *
+ * search.c
+ *	  The descent from the root to a leaf, and the search inside a page:
+ *	  layout-directed where the page allows it, through line pointers
+ *	  otherwise.
+ *
+ * On a page whose searchable items all have one width w and lie in the
+ * index's layout, the item of slot s is at base + s * w, so the search can
+ * walk the layout's tree (layout.h) computing each next tuple's address
+ * instead of reading its line pointer.  Nothing about the page is trusted
+ * for that:
+ *
+ *	- base and w are read from the line pointers of two items; the walk only
+ *	  goes ahead if base .. base + n * w lies inside the tuple area, and
+ *	  every read of the walk stays inside its slot (the key attributes have
+ *	  fixed offsets, all below w), so no read leaves the page, whatever the
+ *	  page holds;
+ *	- a tuple with NULLs, whose attributes would not be at those offsets,
+ *	  stops the walk;
+ *	- the walk's answer is confirmed through the line pointers: the walk
+ *	  ends with the first slot whose item did not compare below the key and
+ *	  the last one whose item did, and the answer stands only if the line
+ *	  pointers of the two ranks it claims they hold (r and r-1) point at
+ *	  exactly those slots, with length w.  Line pointers are in key order,
+ *	  so item r-1 below the key and item r not below it make r the answer of
+ *	  any correct search; the comparisons were made on those very bytes,
+ *	  with the comparison the ordinary search uses.
+ *
+ * Any page that fails a check is searched the ordinary way, by binary
+ * search through its line pointers.  Per-backend counters (plain stores,
+ * no shared state) record which way each search went.
+ *
+ * The descent holds one buffer lock at a time (nbtree's rules for readers):
+ * it reads the page's high key first, and moves right with nbtree's own
+ * _bt_moveright() when a concurrent split has moved the key space.
+ *
+ * src/search.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "compare.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+
+BtlSearchCounters btl_search_counters;
+
+/*
+ * Rank tables of the layouts, by layout, btorder node size (0 for the
+ * others) and item count, computed on first use and kept for the life of
+ * the backend.
+ */
+static uint16 **rank_tables[BTL_NUM_LAYOUTS][BTL_BTORDER_MAX_NODE + 1];
+
+static const uint16 *
+layout_ranks(BtlLayout layout, int node, int n)
+{
+	uint16	  **tables = rank_tables[layout][node];
+
+	if (tables == NULL)
+		tables = rank_tables[layout][node] =
+			MemoryContextAllocZero(TopMemoryContext,
+								   (MaxIndexTuplesPerPage + 1) * sizeof(uint16 *));
+	if (tables[n] == NULL)
+	{
+		uint16	   *ranks = MemoryContextAlloc(TopMemoryContext,
+											   Max(n, 1) * sizeof(uint16));
+
+		btl_layout_ranks(layout, n, node, ranks);
+		tables[n] = ranks;
+	}
+	return tables[n];
+}
+
+/* State of one layout-directed walk */
+typedef struct BtlWalk
+{
+	const BtlSearchKey *key;
+	const char *base;			/* address of slot 0 */
+	int			n;				/* slots */
+	int			width;			/* bytes per slot */
+	int			natts;			/* attributes of a non-pivot tuple */
+	int			cmpval;			/* 1, or 0 for a nextkey search */
+	int			last_below;		/* last slot whose item was below the key */
+	bool		stopped;		/* met a tuple it cannot read by offset */
+} BtlWalk;
+
+/*
+ * Is the item in this slot below the key (in the search's sense)?
+ */
+static pg_attribute_always_inline bool
+walk_below(void *ctx, int slot)
+{
+	BtlWalk    *w = (BtlWalk *) ctx;
+	IndexTuple	itup = (IndexTuple) (w->base + slot * w->width);
+	int			ntupatts;
+
+	if (unlikely(IndexTupleHasNulls(itup)))
+	{
+		w->stopped = true;
+		return false;
+	}
+	ntupatts = BTreeTupleIsPivot(itup) ?
+		(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK) :
+		w->natts;
+	if (btl_compare_fixed(w->key, itup, ntupatts) >= w->cmpval)
+	{
+		w->last_below = slot;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Prefetch the cache lines of a run of slots the walk will need soon.
+ */
+static pg_attribute_always_inline void
+walk_hint(void *ctx, int first, int count)
+{
+	BtlWalk    *w = (BtlWalk *) ctx;
+	uintptr_t	line;
+	uintptr_t	end;
+
+	if (!w->key->prefetch || first >= w->n)
+		return;
+	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) (w->base + first * w->width));
+	end = (uintptr_t) (w->base + Min(first + count, w->n) * w->width);
+	for (; line < end; line += BTL_CACHE_LINE)
+		__builtin_prefetch((const void *) line, 0, 3);
+}
+
+/* Does the line pointer of this offset point at this slot, with its width? */
+static inline bool
+item_in_slot(Page page, OffsetNumber off, const BtlWalk *w, int slot)
+{
+	ItemId		iid = PageGetItemId(page, off);
+
+	return (const char *) page + ItemIdGetOffset(iid) == w->base + slot * w->width &&
+		MAXALIGN(ItemIdGetLength(iid)) == w->width;
+}
+
+/*
+ * Search the n searchable items from offset first by walking the layout.
+ * Returns the offset of the first item not below the key (maxoff + 1 if
+ * none), or InvalidOffsetNumber if the page cannot be searched this way or
+ * the answer was not confirmed.
+ */
+static OffsetNumber
+search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
+				 OffsetNumber first, int n)
+{
+	BtlLayout	layout = (BtlLayout) key->layout;
+	PageHeader	hdr = (PageHeader) page;
+	ItemId		iid = PageGetItemId(page, first);
+	int			width = MAXALIGN(ItemIdGetLength(iid));
+	int			node = (layout == BTL_LAYOUT_BTORDER) ?
+	btl_btorder_node_items(width) : 0;
+	const uint16 *ranks;
+	int			baseoff;
+	int			slot;
+	int			rank;
+	BtlWalk		w;
+
+	if (width < key->minwidth)
+		return InvalidOffsetNumber;
+	ranks = layout_ranks(layout, node, n);
+
+	/*
+	 * The slots must lie inside the tuple area, and end less than a cache
+	 * line (the layout's pad) before its end; the last slot's line pointer
+	 * must point where the first one's says.  Pages with items of several
+	 * widths (posting lists, say) mostly fail here, before any walk.
+	 */
+	baseoff = ItemIdGetOffset(PageGetItemId(page, first + ranks[0]));
+	if (baseoff < hdr->pd_upper || baseoff + n * width > hdr->pd_special ||
+		hdr->pd_special - (baseoff + n * width) >= BTL_CACHE_LINE)
+		return InvalidOffsetNumber;
+	iid = PageGetItemId(page, first + ranks[n - 1]);
+	if (ItemIdGetOffset(iid) != baseoff + (n - 1) * width ||
+		MAXALIGN(ItemIdGetLength(iid)) != width)
+		return InvalidOffsetNumber;
+
+	btl_search_counters.layout_searches++;
+	w.key = key;
+	w.base = (const char *) page + baseoff;
+	w.n = n;
+	w.width = width;
+	w.natts = IndexRelationGetNumberOfAttributes(rel);
+	w.cmpval = key->nextkey ? 0 : 1;
+	w.last_below = -1;
+	w.stopped = false;
+
+	switch (layout)
+	{
+		case BTL_LAYOUT_EYTZINGER:
+			slot = btl_descend_eytzinger(n, &w, walk_below, walk_hint);
+			break;
+		case BTL_LAYOUT_VEB:
+			slot = btl_descend_veb(n, btl_veb_tables(n), &w, walk_below, walk_hint);
+			break;
+		case BTL_LAYOUT_BTORDER:
+			slot = btl_descend_btorder(n, node, &w, walk_below, walk_hint);
+			break;
+		case BTL_LAYOUT_BLOCKED:
+			slot = btl_descend_blocked(n, &w, walk_below, walk_hint);
+			break;
+		default:
+			return InvalidOffsetNumber;
+	}
+
+	/* Confirm through the line pointers of the answer and its predecessor */
+	rank = (slot >= 0) ? ranks[slot] : n;
+	if (!w.stopped &&
+		(slot < 0 || item_in_slot(page, first + rank, &w, slot)) &&
+		(rank == 0 ?
+		 w.last_below < 0 :
+		 (w.last_below >= 0 && ranks[w.last_below] == rank - 1 &&
+		  item_in_slot(page, first + rank - 1, &w, w.last_below))))
+	{
+		btl_search_counters.layout_confirmed++;
+		return first + rank;
+	}
+
+	btl_search_counters.layout_fallbacks++;
+	return InvalidOffsetNumber;
+}
+
+/*
+ * Binary search through line pointers for the first item from low to
+ * maxoff not below the key.  On an internal page the item at low is the
+ * minus-infinity item, below every key.
+ */
+static OffsetNumber
+search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
+				OffsetNumber low, OffsetNumber maxoff, bool isleaf)
+{
+	OffsetNumber first = low;
+	OffsetNumber high = maxoff + 1;
+	int			cmpval = key->nextkey ? 0 : 1;
+
+	btl_search_counters.ordinary_searches++;
+	while (high > low)
+	{
+		OffsetNumber mid = low + (high - low) / 2;
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, mid));
+
+		if ((!isleaf && mid == first) || btl_compare(key, rel, itup) >= cmpval)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
+ * The in-page search, with the results of nbtree's _bt_binsrch() for
+ * scans: on a leaf, the offset of the first item not below the key (maxoff
+ * + 1 if none); on an internal page, the offset of the downlink to follow.
+ */
+OffsetNumber
+btl_binsrch(Relation rel, const BtlSearchKey *key, Page page)
+{
+	BTPageOpaque opaque = BTPageGetOpaque(page);
+	bool		isleaf = P_ISLEAF(opaque);
+	OffsetNumber low = P_FIRSTDATAKEY(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber first = isleaf ? low : low + 1;
+	OffsetNumber result = InvalidOffsetNumber;
+
+	if (unlikely(maxoff < low))
+		return low;
+
+	if (key->layout != BTL_LAYOUT_NONE && key->fixed && maxoff >= first)
+		result = search_by_layout(rel, key, page, first, maxoff - first + 1);
+	if (result == InvalidOffsetNumber)
+		result = search_ordinary(rel, key, page, low, maxoff, isleaf);
+
+	return isleaf ? result : OffsetNumberPrev(result);
+}
+
+/*
+ * Descend from the root to the leaf page where the first item not below
+ * the key is, or would be.  Returns that page's buffer, read-locked, or
+ * InvalidBuffer if the index is empty.  inskey is the same key as nbtree
+ * sees it, for _bt_moveright().
+ */
+Buffer
+btl_search(Relation rel, const BtlSearchKey *key, BTScanInsert inskey,
+		   Snapshot snapshot)
+{
+	Buffer		buf = _bt_getroot(rel, BT_READ);
+	int			cmpval = key->nextkey ? 0 : 1;
+
+	while (BufferIsValid(buf))
+	{
+		Page		page = BufferGetPage(buf);
+		BTPageOpaque opaque = BTPageGetOpaque(page);
+		OffsetNumber offnum;
+		IndexTuple	itup;
+
+		TestForOldSnapshot(snapshot, rel, page);
+
+		/*
+		 * A split since we read the parent may have moved our key space to
+		 * the right: the high key says so.  nbtree then steps right.
+		 */
+		if (!P_RIGHTMOST(opaque) &&
+			(P_IGNORE(opaque) ||
+			 btl_compare(key, rel,
+						 (IndexTuple) PageGetItem(page, PageGetItemId(page, P_HIKEY))) >= cmpval))
+		{
+			buf = _bt_moveright(rel, inskey, buf, false, NULL, BT_READ, snapshot);
+			page = BufferGetPage(buf);
+			opaque = BTPageGetOpaque(page);
+		}
+
+		if (P_ISLEAF(opaque))
+			break;
+
+		offnum = btl_binsrch(rel, key, page);
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
+		buf = _bt_relandgetbuf(rel, buf, BTreeTupleGetDownLink(itup), BT_READ);
+	}
+
+	return buf;
+}
