@@ -392,7 +392,7 @@ run_driver()
 	shift 4
 
 	log "$suite: $driver"
-	mkdir -p "$TREE/$outdir"
+	as_tester mkdir -p "$TREE/$outdir"
 	run_logged "$out" env LC_ALL=C.UTF-8 "$driver" \
 		--temp-instance="$TREE/tmp_check_$suite" \
 		--temp-config="$conf" \
