@@ -8,14 +8,16 @@
 #   1. installs the Debian 12 packages it needs (skipped when all are there),
 #   2. builds the extension with PGXS in a scratch copy of the tree, failing
 #      on any compiler warning, and installs it,
-#   3. runs the unit tests (plain C programs under test/, no server), then,
+#   3. runs the unit tests (plain C programs under test/, no server) and the
+#      benchmark in its smoke mode (so that it cannot rot), then,
 #      on temporary PostgreSQL 15 instances only (never Debian's own
 #      cluster, never port 5432): the pg_regress tests listed by the
 #      Makefile, the isolation specs in specs/, and the TAP tests in t/,
 #   4. prints a last line "N passed, M failed" and exits non-zero if anything
 #      failed or if nothing ran.
 #
-# Counting: one per unit test program, one per pg_regress test (the
+# Counting: one per unit test program, one for the benchmark's smoke run,
+# one per pg_regress test (the
 # pg_regress tests run twice: as they are, and with btlayout.prefetch off),
 # one per isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
 # compiler warnings, installation, a pg_regress run that dies before testing,
@@ -30,8 +32,9 @@
 #
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
-#   --regress      run the pg_regress tests           \  several may be given;
-#   --isolation    run the isolation specs            /  default: all four
+#   --bench        run the benchmark's smoke mode     \
+#   --regress      run the pg_regress tests            > several may be given;
+#   --isolation    run the isolation specs            /  default: all five
 #   --tap          run the TAP tests                 /  (also: BTL_TEST_SUITES)
 #   --keep         keep the scratch directory (logs, data dirs of failed TAP
 #                  tests) and print its path
@@ -181,7 +184,7 @@ parse_args()
 	while (($#)); do
 		case $1 in
 			--quick) QUICK=1 ;;
-			--unit | --regress | --isolation | --tap) SUITES+=" ${1#--}" ;;
+			--unit | --bench | --regress | --isolation | --tap) SUITES+=" ${1#--}" ;;
 			--keep) KEEP=1 ;;
 			-h | --help)
 				usage
@@ -336,6 +339,23 @@ run_unit()
 			fail_step "unit: $prog"
 		fi
 	done
+}
+
+# The benchmark's smoke mode: a tiny throwaway cluster, every workload and
+# variant once (scripts/bench.sh builds and installs from the scratch copy)
+run_bench_smoke()
+{
+	local rc=0
+
+	log "bench: scripts/bench.sh --smoke"
+	as_root "$TREE/scripts/bench.sh" --smoke --no-install \
+		--out "$SCRATCH/bench-results" >"$SCRATCH/bench.log" 2>&1 || rc=$?
+	tail -n 12 "$SCRATCH/bench.log"
+	if ((rc == 0)); then
+		PASSED=$((PASSED + 1))
+	else
+		fail_step "bench: scripts/bench.sh --smoke (status $rc)"
+	fi
 }
 
 #-----------------------------------------------------------------------
@@ -596,6 +616,7 @@ main()
 	if build_and_install; then
 		write_temp_config
 		if want unit; then run_unit; fi
+		if want bench; then run_bench_smoke; fi
 		if want regress; then run_regress; fi
 		if want isolation; then run_isolation; fi
 		if want tap; then run_tap; fi

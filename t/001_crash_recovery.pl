@@ -24,18 +24,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BtlayoutTest;
 
-# GUC settings forcing each kind of scan.  "seqscan" gives the reference
-# answer from the heap; the others must read a btlayout index.
-my %scan_settings = (
-	seqscan => 'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
-	  . 'SET enable_bitmapscan = off;',
-	indexscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off; '
-	  . 'SET enable_indexonlyscan = off;',
-	indexonlyscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off;',
-	bitmapscan => 'SET enable_seqscan = off; SET enable_indexscan = off; '
-	  . 'SET enable_indexonlyscan = off;',);
-my @index_modes = qw(indexscan indexonlyscan bitmapscan);
 
 # Probe keys, deterministic and spread over the key space
 my $probes = join(',', map { ($_ * 7919) % 100000 } 1 .. 200);

@@ -21,17 +21,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BtlayoutTest;
 
-# GUC settings forcing each kind of scan (see 001_crash_recovery.pl)
-my %scan_settings = (
-	seqscan => 'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
-	  . 'SET enable_bitmapscan = off;',
-	indexscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off; '
-	  . 'SET enable_indexonlyscan = off;',
-	indexonlyscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off;',
-	bitmapscan => 'SET enable_seqscan = off; SET enable_indexscan = off; '
-	  . 'SET enable_indexonlyscan = off;',);
-my @index_modes = qw(indexscan indexonlyscan bitmapscan);
 my %plan_pattern = (
 	indexscan => qr/Index Scan (Backward )?using \w+_btl/,
 	indexonlyscan => qr/Index Only Scan (Backward )?using \w+_btl/,

@@ -17,6 +17,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BtlayoutTest;
 use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('dump');
@@ -121,14 +124,6 @@ is($dst_schema, $src_schema, 'schema dumps of source and restored database are e
 #
 # The same answers, through the restored indexes
 #
-my %scan_settings = (
-	seqscan => 'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
-	  . 'SET enable_bitmapscan = off;',
-	indexscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off; '
-	  . 'SET enable_indexonlyscan = off;',
-	indexonlyscan => 'SET enable_seqscan = off; SET enable_bitmapscan = off;',
-	bitmapscan => 'SET enable_seqscan = off; SET enable_indexscan = off; '
-	  . 'SET enable_indexonlyscan = off;',);
 
 # [ name, query, index the query must use ]
 my @queries = (

@@ -14,6 +14,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BtlayoutTest;
 
 # Digest of every block of an index, with what may legitimately differ
 # between two copies of one page masked: the LSN and checksum (first 10
@@ -35,18 +38,12 @@ sub index_matches_heap
 	my ($node, $table, $column) = @_;
 	my $q = "SELECT count(*), sum(hashint4($column)) FROM $table"
 	  . " WHERE $column BETWEEN 1000 AND 900000";
-	my $by_index = $node->safe_psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; $q");
-	my $by_heap = $node->safe_psql('postgres',
-		"SET enable_indexscan = off; SET enable_indexonlyscan = off;"
-		  . " SET enable_bitmapscan = off; $q");
+	my $by_index = $node->safe_psql('postgres', "$scan_settings{indexonlyscan} $q");
+	my $by_heap = $node->safe_psql('postgres', "$scan_settings{seqscan} $q");
 	my $ordered = "SELECT md5(string_agg($column\::text, ',')) FROM"
 	  . " (SELECT $column FROM $table WHERE $column > 500000 ORDER BY $column DESC LIMIT 2000) s";
-	my $ordered_index = $node->safe_psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; $ordered");
-	my $ordered_heap = $node->safe_psql('postgres',
-		"SET enable_indexscan = off; SET enable_indexonlyscan = off;"
-		  . " SET enable_bitmapscan = off; $ordered");
+	my $ordered_index = $node->safe_psql('postgres', "$scan_settings{indexonlyscan} $ordered");
+	my $ordered_heap = $node->safe_psql('postgres', "$scan_settings{seqscan} $ordered");
 	return $by_index eq $by_heap && $ordered_index eq $ordered_heap;
 }
 

@@ -1,0 +1,160 @@
+# shellcheck shell=bash
+# bench/lib/cluster.sh: packages, the btlayout build, and the throwaway
+# cluster (create, configure, start, stop, remove).  Sourced by
+# scripts/bench.sh.
+
+# Debian packages the benchmark needs.  pg_prewarm is in postgresql-15 on
+# Debian (postgresql-contrib is the metapackage that names it); the chart is
+# drawn with matplotlib.
+BENCH_PACKAGES=(gcc make postgresql-15 postgresql-server-dev-15 postgresql-contrib
+	python3 python3-matplotlib)
+
+# install_packages: apt-get only what is missing (a quick dpkg-query when
+# everything is there).
+install_packages() {
+	local p missing=() had_server=1
+	for p in "${BENCH_PACKAGES[@]}"; do
+		if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
+			missing+=("$p")
+			[[ $p == postgresql-15 ]] && had_server=0
+		fi
+	done
+	if ((${#missing[@]} == 0)); then
+		log "packages: all present"
+		return
+	fi
+	log "packages: installing ${missing[*]}"
+	apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >>"$LOG" 2>&1 || die "apt-get install failed (see $LOG)"
+	# Installing the server creates and may start Debian's own cluster on
+	# 5432.  The benchmark never uses it: stop it again if we started it.
+	if ((had_server == 0)) && command -v pg_ctlcluster >/dev/null; then
+		pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
+	fi
+}
+
+# build_install: build btlayout from the repo and install it into the server.
+build_install() {
+	log "build: make && make install in $REPO"
+	if ! make -C "$REPO" PG_CONFIG="$PG_CONFIG" >>"$LOG" 2>&1; then
+		tail -n 20 "$LOG" >&2
+		die "btlayout build failed (full output in $LOG)"
+	fi
+	make -C "$REPO" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 ||
+		die "make install failed (see $LOG)"
+}
+
+# pick_port: the first port of 5450-5459 that nothing listens on (TCP) and
+# that has no socket file in the usual places or in another benchmark's
+# directory.  The server itself listens on a unix socket in $TMPD only.
+pick_port() {
+	local p f used
+	for p in $(seq 5450 5459); do
+		used=0
+		if ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then used=1; fi
+		for f in "/tmp/.s.PGSQL.$p" "/var/run/postgresql/.s.PGSQL.$p" /tmp/btlayout-bench.*/".s.PGSQL.$p"; do
+			[[ -e $f ]] && used=1
+		done
+		if ((used == 0)); then
+			echo "$p"
+			return
+		fi
+	done
+	die "no free port in 5450-5459"
+}
+
+# size_shared_buffers: enough for every table and index under test, from the
+# scale and the number of variants (measured per scale unit on PostgreSQL 15:
+# pgbench_accounts 13.0 MB, probe_t 3.6 MB, an int4 btree index 2.2 MB and a
+# hash index 2.6-4 MB, two per variant; write_t and its index a tenth), plus
+# a margin, rounded up to 256 MB, capped at 60% of memory.
+size_shared_buffers() {
+	local nvar=$1 mem_mb need cap
+	mem_mb=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
+	need=$(awk -v s="$SCALE" -v n="$nvar" -v k="$PROBES" \
+		'BEGIN { printf "%d", s * (13.0 + 3.6 + 1.0 + n * 2 * 3.0) + k * 40 / 1e6 + 384 }')
+	need=$(((need + 255) / 256 * 256))
+	cap=$((mem_mb * 6 / 10))
+	if ((need > cap)); then
+		warn "tables need ~${need}MB of shared_buffers, capping at ${cap}MB: runs may read from the OS cache"
+		need=$cap
+	fi
+	echo "${need}MB"
+}
+
+# cluster_create: initdb in a fresh temporary directory, configure, start.
+cluster_create() {
+	local sb=$1
+	as_pg "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres -A trust -E UTF8 --locale=C \
+		--no-sync >>"$LOG" 2>&1 || die "initdb failed (see $LOG)"
+	# Settings: see bench/README.md ("Server settings") for the why of each.
+	cat >>"$PGDATA_DIR/postgresql.conf" <<-EOF
+
+		# --- btlayout benchmark (scripts/bench.sh) ---
+		listen_addresses = ''
+		port = $PORT
+		unix_socket_directories = '$SOCKDIR'
+		shared_buffers = '$sb'
+		huge_pages = try
+		work_mem = '64MB'
+		maintenance_work_mem = '1GB'
+		max_parallel_workers_per_gather = 0
+		max_parallel_maintenance_workers = 0
+		jit = off
+		autovacuum = off
+		wal_level = minimal
+		wal_init_zero = off
+		max_wal_senders = 0
+		fsync = off
+		synchronous_commit = off
+		checkpoint_timeout = '1d'
+		max_wal_size = '32GB'
+		min_wal_size = '1GB'
+		bgwriter_lru_maxpages = 0
+		logging_collector = off
+		log_min_messages = warning
+		log_checkpoints = on
+	EOF
+	cluster_start
+}
+
+cluster_start() {
+	as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$SERVER_LOG" -w -t 300 start >>"$LOG" 2>&1 ||
+		{ tail -n 20 "$SERVER_LOG" >&2; die "server did not start (log: $SERVER_LOG)"; }
+	SERVER_UP=1
+}
+
+# cluster_stop: also works when the results directory (and so $LOG) is gone:
+# the server must never outlive the script.
+cluster_stop() {
+	[[ ${SERVER_UP:-0} == 1 ]] || return 0
+	local out=/dev/null
+	[[ -d $(dirname "${LOG:-/}") ]] && out=$LOG
+	as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast -w -t 120 stop >>"$out" 2>&1 ||
+		as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m immediate -w -t 60 stop >>"$out" 2>&1 || true
+	SERVER_UP=0
+}
+
+# cleanup: the EXIT trap.  Stops the server and removes the temporary
+# directory (unless --keep), keeps the server log with the results.
+cleanup() {
+	local rc=$?
+	set +e
+	trap - EXIT INT TERM
+	cluster_stop
+	if [[ -n ${RESULTS:-} && -d ${RESULTS:-} && -f ${SERVER_LOG:-} ]]; then
+		cp "$SERVER_LOG" "$RESULTS/server.log" 2>/dev/null
+	fi
+	if [[ -n ${TMPD:-} && -d ${TMPD:-} ]]; then
+		if [[ ${KEEP:-0} == 1 ]]; then
+			log "kept $TMPD (--keep)"
+		else
+			rm -rf -- "$TMPD"
+		fi
+	fi
+	if ((rc != 0)); then
+		log "FAILED (exit $rc); partial results in ${RESULTS:-?}"
+	fi
+	exit "$rc"
+}

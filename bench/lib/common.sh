@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# bench/lib/common.sh: logging, the postgres-user wrappers, psql/pgbench
+# helpers and the result recorder.  Sourced by scripts/bench.sh.
+#
+# Globals used here (set by scripts/bench.sh): PGBIN, SOCKDIR, PORT, DB,
+# RAW (raw CSV), LOG (bench.log), TMPD.
+
+# --- logging ---------------------------------------------------------------
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" | tee -a "${LOG:-/dev/null}" >&2; }
+warn() { log "WARNING: $*"; }
+die() { log "ERROR: $*"; exit 1; }
+
+# Seconds since the epoch with milliseconds, for wall-clock measurements.
+now_s() { date +%s.%N; }
+# elapsed START END -> seconds with 3 decimals
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+
+# --- running things as postgres -----------------------------------------------
+
+# PostgreSQL refuses to run as root: every server-side tool runs as postgres.
+as_pg() { runuser -u postgres -- "$@"; }
+
+# psql against the benchmark cluster: no psqlrc, quiet, unaligned, stop on the
+# first error.  Extra arguments are passed through; -d overrides the database.
+q() {
+	as_pg env PGOPTIONS="-c client_min_messages=warning" "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 \
+		-h "$SOCKDIR" -p "$PORT" -d "${QDB:-$DB}" "$@"
+}
+
+# sql "STATEMENTS" -> their output.  Each call is a new backend (and so loads
+# btlayout.so afresh: see activate_build in pgo.sh).
+sql() { q -c "$1"; }
+
+# sql_timed "SETUP" "STATEMENT": runs SETUP, then STATEMENT with \timing, in
+# one session.  Sets TIMED_MS (the statement's client-side elapsed time) and
+# TIMED_OUT (everything the session printed, "Time:" lines removed).
+TIMED_MS=
+TIMED_OUT=
+sql_timed() {
+	local out
+	out=$(printf '%s\n\\timing on\n%s\n' "$1" "$2" | q -f -) ||
+		die "statement failed: $2"
+	TIMED_MS=$(awk '/^Time: /{ t = $2 } END { if (t == "") exit 1; print t }' <<<"$out") ||
+		die "no timing for: $2"
+	TIMED_OUT=$(grep -v '^Time: ' <<<"$out" || true)
+}
+
+# run_pgbench PGOPTIONS ARGS... -> prints the tps pgbench reports.  Fails on a
+# non-zero exit, on failed transactions and on a missing tps line.
+run_pgbench() {
+	local opts=$1 out tps failed
+	shift
+	if ! out=$(cd "$TMPD" && as_pg env PGOPTIONS="$opts" "$PGBIN/pgbench" \
+		-h "$SOCKDIR" -p "$PORT" -n "$@" "$DB" 2>&1); then
+		printf '%s\n' "$out" >>"$LOG"
+		die "pgbench failed ($*): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+	printf '%s\n' "$out" >>"$LOG.pgbench"
+	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' <<<"$out")
+	[[ -z $failed || $failed == 0 ]] || die "pgbench: $failed failed transactions ($*)"
+	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out" | tail -n 1)
+	[[ -n $tps ]] || die "pgbench printed no tps ($*)"
+	printf '%s\n' "$tps"
+}
+
+# --- results -----------------------------------------------------------------
+
+# record ROUND WORKLOAD VARIANT METRIC VALUE: one row of raw.csv.  Round 0 is
+# the warm-up round: recorded for transparency, left out of every summary.
+record() {
+	printf '%s,%s,%s,%s,%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"
+}
+
+# meta KEY VALUE: one line of meta.tsv, which the report prints.
+meta() {
+	printf '%s\t%s\n' "$1" "$2" >>"$RESULTS/meta.tsv"
+}
+
+# loadavg -> the 1-minute load average
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# fmt_num VALUE -> value with thousands separators and no more than 1 decimal
+fmt_num() { LC_ALL=C awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f", x; else printf "%.3g", x }'; }

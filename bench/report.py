@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""bench/report.py: summarise one benchmark results directory.
+
+Usage: python3 bench/report.py RESULTS_DIR
+
+Reads RESULTS_DIR/raw.csv (round,workload,variant,metric,value; round 0 is
+the warm-up and is ignored) and RESULTS_DIR/meta.tsv (key<TAB>value), and
+writes:
+
+  summary.csv  one row per (workload, metric, variant): rounds, median, min,
+               max, and the ratio variant/btree computed per round (same
+               round, same workload) then summarised as median, min, max
+  report.md    the Markdown report (results table, setup, chart)
+  ratios.png   ratio to btree per workload and variant, bars at the median
+               ratio, error bars from the min to the max ratio
+
+Standard library only, plus matplotlib for the chart (skipped with a note
+when matplotlib is missing).
+"""
+
+import csv
+import os
+import statistics
+import sys
+from collections import OrderedDict, defaultdict
+
+BASELINE = "btree"
+WORKLOAD_ORDER = ["probe-nl", "probe-batch", "select", "range", "write", "build", "load"]
+
+# metric -> (label, higher_is_better, in the chart)
+METRICS = {
+    "lookups_per_s": ("lookups/s", True, True),
+    "wall_s": ("wall time (s)", False, False),
+    "tps": ("TPS", True, True),
+    "build_s": ("CREATE INDEX on write_t (s)", False, True),
+    "build_probe_s": ("CREATE INDEX on probe_t (s)", False, True),
+    "build_accounts_s": ("CREATE INDEX on pgbench_accounts (s)", False, False),
+    "size_mb": ("index size on probe_t (MB)", False, True),
+    "relayout_s": ("btlayout_relayout() after the run (s)", False, False),
+    "relayout_pages": ("pages rewritten by btlayout_relayout()", False, False),
+    "laid_out_pct": ("pages in layout (%)", True, False),
+}
+
+
+def metric_info(metric):
+    if metric in METRICS:
+        return METRICS[metric]
+    if metric.startswith("tps_") and metric.endswith("c"):
+        clients = metric[4:-1]
+        return ("TPS, %s client%s" % (clients, "" if clients == "1" else "s"), True, True)
+    return (metric, True, True)
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    ax = abs(x)
+    if ax >= 1000:
+        return "{:,.0f}".format(x)
+    if ax >= 100:
+        return "{:.0f}".format(x)
+    if ax >= 10:
+        return "{:.1f}".format(x)
+    return "{:.3g}".format(x)
+
+
+def fmt_ratio(med, lo, hi):
+    if med is None:
+        return "-"
+    return "%.3f [%.3f-%.3f]" % (med, lo, hi)
+
+
+def read_meta(path):
+    meta = OrderedDict()
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                key, _, value = line.partition("\t")
+                meta[key] = value
+    return meta
+
+
+def read_raw(path):
+    rows = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            rows.append(
+                (int(row["round"]), row["workload"], row["variant"], row["metric"], float(row["value"]))
+            )
+    return rows
+
+
+def summarise(rows):
+    """-> list of dicts, one per (workload, metric, variant), report order."""
+    values = defaultdict(dict)  # (w, m, v) -> {round: value}
+    variants = []
+    keys = []
+    for rnd, w, v, m, x in rows:
+        if rnd == 0:
+            continue
+        if v not in variants:
+            variants.append(v)
+        if (w, m) not in keys:
+            keys.append((w, m))
+        values[(w, m, v)][rnd] = x
+
+    def key_order(wm):
+        w, m = wm
+        wi = WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else len(WORKLOAD_ORDER)
+        return (wi, keys.index(wm))
+
+    if BASELINE in variants:
+        variants.remove(BASELINE)
+        variants.insert(0, BASELINE)
+    out = []
+    for w, m in sorted(keys, key=key_order):
+        base = values.get((w, m, BASELINE), {})
+        for v in variants:
+            per_round = values.get((w, m, v))
+            if not per_round:
+                continue
+            xs = list(per_round.values())
+            ratios = [per_round[r] / base[r] for r in sorted(per_round) if r in base and base[r] != 0]
+            label, higher, in_chart = metric_info(m)
+            out.append(
+                {
+                    "workload": w,
+                    "metric": m,
+                    "variant": v,
+                    "rounds": len(xs),
+                    "median": statistics.median(xs),
+                    "min": min(xs),
+                    "max": max(xs),
+                    "ratio_median": statistics.median(ratios) if ratios else None,
+                    "ratio_min": min(ratios) if ratios else None,
+                    "ratio_max": max(ratios) if ratios else None,
+                    "higher_is_better": higher,
+                    "label": label,
+                    "in_chart": in_chart,
+                }
+            )
+    return out
+
+
+def write_summary_csv(path, summary):
+    cols = ["workload", "metric", "variant", "rounds", "median", "min", "max",
+            "ratio_median", "ratio_min", "ratio_max", "higher_is_better"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        wr = csv.writer(f)
+        wr.writerow(cols)
+        for s in summary:
+            wr.writerow(["" if s[c] is None else (round(s[c], 6) if isinstance(s[c], float) else s[c])
+                         for c in cols])
+
+
+def draw_chart(path, summary):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed: no chart"
+    items = [s for s in summary if s["in_chart"] and s["ratio_median"] is not None]
+    groups = []
+    for s in items:
+        g = (s["workload"], s["metric"])
+        if g not in groups:
+            groups.append(g)
+    variants = []
+    for s in items:
+        if s["variant"] != BASELINE and s["variant"] not in variants:
+            variants.append(s["variant"])
+    if not groups or not variants:
+        return "nothing to chart (no variant besides %s)" % BASELINE
+    by = {(s["workload"], s["metric"], s["variant"]): s for s in items}
+    # Small multiples: one panel per (workload, metric), one horizontal bar
+    # per variant (median ratio), error bar from the min to the max ratio.
+    ncols = min(3, len(groups))
+    nrows = (len(groups) + ncols - 1) // ncols
+    panel_h = 0.32 * len(variants) + 1.0
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, panel_h * nrows + 0.8),
+                             squeeze=False)
+    cmap = plt.get_cmap("tab10")
+    colors = {v: cmap(i % 10) for i, v in enumerate(variants)}
+    for gi, (w, m) in enumerate(groups):
+        ax = axes[gi // ncols][gi % ncols]
+        names, meds, lo, hi, cols = [], [], [], [], []
+        for v in variants:
+            s = by.get((w, m, v))
+            if s is None:
+                continue
+            names.append(v)
+            meds.append(s["ratio_median"])
+            lo.append(s["ratio_median"] - s["ratio_min"])
+            hi.append(s["ratio_max"] - s["ratio_median"])
+            cols.append(colors[v])
+        ys = list(range(len(names)))[::-1]
+        ax.barh(ys, meds, 0.7, xerr=[lo, hi], capsize=3, color=cols, error_kw={"elinewidth": 1})
+        for y, x, h in zip(ys, meds, hi):
+            ax.text(x + h, y, "  %.2f" % x, va="center", ha="left", fontsize=7)
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(names, fontsize=8)
+        label, higher, _ = metric_info(m)
+        ax.set_title("%s: %s %s" % (w, label, "\u2191" if higher else "\u2193"), fontsize=9)
+        # Each panel its own scale (a 6x build time would flatten the
+        # lookups); the line at 1 is the reference in all of them.
+        ax.set_xlim(0, max([1.0] + [m_ + h_ for m_, h_ in zip(meds, hi)]) * 1.18)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+    for gi in range(len(groups), nrows * ncols):
+        axes[gi // ncols][gi % ncols].axis("off")
+    fig.suptitle("Ratio to core %s, same round: bar = median over rounds, error bar = min-max\n"
+                 "\u2191 higher is better, \u2193 lower is better" % BASELINE, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return None
+
+
+def headline(summary, meta):
+    """One sentence per non-baseline variant on the probe-nl lookups."""
+    lines = []
+    base = next((s for s in summary if s["workload"] == "probe-nl" and s["metric"] == "lookups_per_s"
+                 and s["variant"] == BASELINE), None)
+    if base is None:
+        return lines
+    wall = next((s for s in summary if s["workload"] == "probe-nl" and s["metric"] == "wall_s"
+                 and s["variant"] == BASELINE), None)
+    lines.append("**Headline, probe-nl** (%s): core btree %s lookups/s (%s s, %.2f us per probe)." % (
+        meta.get("probe-nl", "nested-loop probes"), fmt(base["median"]),
+        fmt(wall["median"]) if wall else "?", 1e6 / base["median"]))
+    for s in summary:
+        if s["workload"] == "probe-nl" and s["metric"] == "lookups_per_s" and s["variant"] != BASELINE:
+            lines.append("- %s: %s lookups/s, **%.3fx** btree (per-round ratios %.3f-%.3f)" % (
+                s["variant"], fmt(s["median"]), s["ratio_median"], s["ratio_min"], s["ratio_max"]))
+    return lines
+
+
+def write_report(path, summary, meta, chart_note, nrounds):
+    md = ["# btlayout benchmark", ""]
+    if "mode" in meta:
+        md += ["> **%s**" % meta["mode"], ""]
+    md += ["%s; `%s`" % (meta.get("date", "?"), meta.get("command", "?")), ""]
+    md += headline(summary, meta)
+    md += ["", "## Results", "",
+           "Median, min and max over %d measured rounds (warm-up round discarded); *load* rows are "
+           "measured once, while loading. "
+           "*ratio* = variant / btree computed within each round, then median [min-max] over the rounds. "
+           "\u2191 higher is better, \u2193 lower is better." % nrounds, "",
+           "| workload | metric | variant | median | min | max | ratio to btree |",
+           "|---|---|---|---:|---:|---:|---|"]
+    last = None
+    for s in summary:
+        wm = (s["workload"], s["metric"])
+        w, m = ("", "") if wm == last else (s["workload"], "%s %s" % (s["label"], "\u2191" if s["higher_is_better"] else "\u2193"))
+        last = wm
+        ratio = "1" if s["variant"] == BASELINE else fmt_ratio(s["ratio_median"], s["ratio_min"], s["ratio_max"])
+        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            w, m, s["variant"], fmt(s["median"]), fmt(s["min"]), fmt(s["max"]), ratio))
+    md += ["", "## Setup", "", "| | |", "|---|---|"]
+    for k, v in meta.items():
+        if k in ("mode",):
+            continue
+        md.append("| %s | %s |" % (k, v.replace("|", "\\|")))
+    md += [""]
+    if chart_note:
+        md += ["(%s)" % chart_note, ""]
+    else:
+        md += ["![ratio to btree](ratios.png)", ""]
+    md += ["Files: raw.csv (every measurement, round 0 = warm-up), summary.csv, ratios.png, "
+           "meta.tsv, bench.log (progress and pgbench output), server.log, scripts/ (the pgbench scripts run).", ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(md))
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 2 if len(argv) != 2 else 0
+    d = argv[1]
+    raw = os.path.join(d, "raw.csv")
+    if not os.path.exists(raw):
+        print("report.py: no raw.csv in %s" % d, file=sys.stderr)
+        return 1
+    rows = read_raw(raw)
+    meta = read_meta(os.path.join(d, "meta.tsv"))
+    summary = summarise(rows)
+    if not summary:
+        print("report.py: no measured rounds in %s" % raw, file=sys.stderr)
+        return 1
+    nrounds = len({r for r, *_ in rows if r > 0})
+    write_summary_csv(os.path.join(d, "summary.csv"), summary)
+    chart_note = draw_chart(os.path.join(d, "ratios.png"), summary)
+    write_report(os.path.join(d, "report.md"), summary, meta, chart_note, nrounds)
+    print("report.py: wrote summary.csv, report.md%s in %s" % ("" if chart_note else ", ratios.png", d))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,413 @@
+#!/usr/bin/env bash
+#
+# scripts/bench.sh: the btlayout benchmark suite, one command.
+#
+# Installs what it needs (apt), builds and installs btlayout from this repo,
+# creates a throwaway PostgreSQL 15 cluster, loads pgbench data and probe
+# tables, measures every (workload, variant) in interleaved rounds, and writes
+# raw and summary CSVs, a Markdown report and a chart under
+# bench/results/<timestamp>/.  The cluster is removed at the end, also on
+# failure or Ctrl-C.  See bench/README.md; --help for the options.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$REPO/bench
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=/usr/lib/postgresql/15/bin
+# Debian's python3 (it has python3-matplotlib), not whatever python3 is first in PATH
+PYTHON=/usr/bin/python3
+[[ -x $PYTHON ]] || PYTHON=python3
+DB=bench
+
+usage() {
+	cat <<'EOF'
+Usage: scripts/bench.sh [options]
+
+Benchmarks btlayout index variants against core btree (and hash) on a
+throwaway PostgreSQL 15 cluster.  Run as root (re-runs itself with sudo).
+Defaults take about 15 minutes on 2 cores at scale 100.
+
+Data and length:
+  --scale N          pgbench scale; also sizes the probe tables (N*100000
+                     rows)                                    [100]
+  --rounds N         measured rounds, after one warm-up round  [5]
+  --duration S       seconds per pgbench run  [auto: fits --budget]
+  --budget MIN       the whole run's target length, used to choose
+                     --duration when it is not given (3-60 s) [15]
+  --warmup-duration S  seconds per run in the warm-up round    [= --duration]
+  --probes N         keys probed by probe-nl                   [1000000]
+  --batch N          keys per statement in probe-batch         [100]
+  --clients N        the second client count of select         [nproc]
+
+What to run:
+  --variants a,b,c   variants from bench/variants.conf (btree is always
+                     added: it is the baseline) [every one the installed
+                     btlayout accepts, but those marked "no" in its default
+                     column: the prefetch-off ones]
+  --workloads a,b,c  of: build select probe-batch probe-nl range write [all]
+  --smoke            tiny and quick (scale 1, 1 round after the warm-up,
+                     300 transactions per pgbench run instead of a duration,
+                     5000 probes): checks that everything works, the
+                     numbers mean nothing.  Options given with it override
+                     its scale, rounds and probes.
+  --pgo              also build btlayout with profile-guided optimisation
+                     (training on a workload that is not measured) and add
+                     the variant btlayout-pgo
+  --pgo-train S      seconds of PGO training                   [20]
+
+Setup and output:
+  --no-install       do not check/install Debian packages
+  --no-build         do not build and install btlayout (use the installed one)
+  --out DIR          results parent directory                  [bench/results]
+  --keep             keep the temporary cluster directory (debugging; the
+                     server is still stopped)
+  --report-only DIR  only (re)write the report of an existing results dir
+  -h, --help         this text
+
+Output: DIR/<timestamp>/{raw.csv,summary.csv,report.md,ratios.png,meta.tsv,
+bench.log,server.log,scripts/}; report.md is also printed at the end.
+EOF
+}
+
+# --- options -------------------------------------------------------------------
+
+CMDLINE=$(printf '%q ' "$0" "$@")
+CMDLINE=${CMDLINE% }
+SCALE=100
+ROUNDS=5
+DURATION=
+BUDGET=15
+WARMUP_DURATION=
+PROBES=1000000
+BATCH=100
+CLIENTS=$(nproc)
+RANGE_WIDTH=100
+VARIANTS_OPT=
+WORKLOADS_OPT=
+SMOKE=0
+SMOKE_TRANSACTIONS=300
+PGO=0
+PGO_TRAIN_SECONDS=20
+NO_INSTALL=0
+NO_BUILD=0
+OUT=$BENCH/results
+KEEP=0
+REPORT_ONLY=
+
+need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "bench.sh: $1 needs a value" >&2; exit 2; }; }
+need_int() { [[ $2 =~ ^[0-9]+$ ]] || { echo "bench.sh: $1 needs a whole number, not '$2'" >&2; exit 2; }; }
+
+# --smoke first, so that explicit options given with it win.
+for a in "$@"; do
+	if [[ $a == --smoke ]]; then
+		SMOKE=1 SCALE=1 ROUNDS=1 DURATION=1 WARMUP_DURATION=1 PROBES=5000 PGO_TRAIN_SECONDS=4
+		SMOKE_TRANSACTIONS=300
+	fi
+done
+ORIG_ARGS=("$@")
+while (($#)); do
+	case $1 in
+	--scale) need_arg "$@"; need_int "$1" "$2"; SCALE=$2; shift ;;
+	--rounds) need_arg "$@"; need_int "$1" "$2"; ROUNDS=$2; shift ;;
+	--duration) need_arg "$@"; need_int "$1" "$2"; DURATION=$2; shift ;;
+	--budget) need_arg "$@"; need_int "$1" "$2"; BUDGET=$2; shift ;;
+	--warmup-duration) need_arg "$@"; need_int "$1" "$2"; WARMUP_DURATION=$2; shift ;;
+	--probes) need_arg "$@"; need_int "$1" "$2"; PROBES=$2; shift ;;
+	--batch) need_arg "$@"; need_int "$1" "$2"; BATCH=$2; shift ;;
+	--clients) need_arg "$@"; need_int "$1" "$2"; CLIENTS=$2; shift ;;
+	--variants) need_arg "$@"; VARIANTS_OPT=$2; shift ;;
+	--workloads) need_arg "$@"; WORKLOADS_OPT=$2; shift ;;
+	--smoke) ;;
+	--pgo) PGO=1 ;;
+	--pgo-train) need_arg "$@"; need_int "$1" "$2"; PGO_TRAIN_SECONDS=$2; shift ;;
+	--no-install) NO_INSTALL=1 ;;
+	--no-build) NO_BUILD=1 ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--keep) KEEP=1 ;;
+	--report-only) need_arg "$@"; REPORT_ONLY=$2; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ -n $DURATION ]] && WARMUP_DURATION=${WARMUP_DURATION:-$DURATION}
+((SCALE >= 1 && ROUNDS >= 1 && ${DURATION:-1} >= 1 && ${WARMUP_DURATION:-1} >= 1 && PROBES >= 1 &&
+	BATCH >= 1 && CLIENTS >= 1 && BUDGET >= 1)) || { echo "bench.sh: scale, rounds, durations, probes, batch, clients and budget must be >= 1" >&2; exit 2; }
+
+if [[ -n $REPORT_ONLY ]]; then
+	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
+fi
+
+# Root is needed for apt, make install and runuser.
+if ((EUID != 0)); then
+	command -v sudo >/dev/null || { echo "bench.sh: run as root (no sudo here)" >&2; exit 2; }
+	exec sudo -- "$0" "${ORIG_ARGS[@]}"
+fi
+
+# shellcheck source=bench/lib/common.sh
+source "$BENCH/lib/common.sh"
+# shellcheck source=bench/lib/cluster.sh
+source "$BENCH/lib/cluster.sh"
+# shellcheck source=bench/lib/workloads.sh
+source "$BENCH/lib/workloads.sh"
+# shellcheck source=bench/lib/pgo.sh
+source "$BENCH/lib/pgo.sh"
+
+has_workload() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]]; }
+
+# --- which variants and workloads ---------------------------------------------
+
+# resolve_workloads: WORKLOADS from --workloads, in ALL_WORKLOADS order.
+resolve_workloads() {
+	local w a ok
+	WORKLOADS=()
+	if [[ -z $WORKLOADS_OPT ]]; then
+		WORKLOADS=("${ALL_WORKLOADS[@]}")
+		return
+	fi
+	for w in ${WORKLOADS_OPT//,/ }; do
+		ok=0
+		for a in "${ALL_WORKLOADS[@]}"; do [[ $a == "$w" ]] && ok=1; done
+		((ok)) || die "unknown workload '$w' (known: ${ALL_WORKLOADS[*]})"
+	done
+	for a in "${ALL_WORKLOADS[@]}"; do
+		[[ ",$WORKLOADS_OPT," == *",$a,"* ]] && WORKLOADS+=("$a")
+	done
+	return 0
+}
+
+# resolve_variants: VARIANTS = the requested variants that work here.
+# Explicitly requested ones (and btree, btlayout by default) must work.
+resolve_variants() {
+	local v wanted=() required=" btree " skipped=()
+	if [[ -n $VARIANTS_OPT ]]; then
+		wanted=(btree)
+		for v in ${VARIANTS_OPT//,/ }; do
+			[[ -n ${V_DDL[$v]:-} ]] || die "unknown variant '$v' (see bench/variants.conf)"
+			[[ $v == btree ]] && continue
+			[[ ${V_BUILD[$v]} == pgo && $PGO == 0 ]] && die "variant $v needs --pgo"
+			wanted+=("$v")
+			required+="$v "
+		done
+	else
+		for v in "${CONF_VARIANTS[@]}"; do
+			[[ ${V_BUILD[$v]} == pgo && $PGO == 0 ]] && continue
+			[[ ${V_DEFAULT[$v]} == no ]] && continue
+			wanted+=("$v")
+		done
+		required+="btlayout "
+		[[ $PGO == 1 ]] && required+="btlayout-pgo "
+	fi
+	VARIANTS=()
+	for v in "${wanted[@]}"; do
+		if variant_works "$v"; then
+			VARIANTS+=("$v")
+		elif [[ $required == *" $v "* ]]; then
+			die "variant $v does not work here: $VARIANT_ERR"
+		else
+			skipped+=("$v")
+			log "variants: skipping $v (${VARIANT_ERR#ERROR:  })"
+		fi
+	done
+	log "variants: ${VARIANTS[*]}"
+	SKIPPED_VARIANTS=${skipped[*]:-}
+}
+
+# plan_duration: with no --duration, the run length that makes the whole
+# benchmark take about BUDGET minutes, from a cost model of everything that
+# is not a timed pgbench run (per variant at scale 100, measured on 2 cores:
+# two 10M-key index builds at load ~20 s; per round ~5 s of probe-nl and
+# ~3 s to make write_t).  At least 3 s, at most 60 s.
+plan_duration() {
+	local nv=${#VARIANTS[@]} runs=0 v w fixed_round setup d est
+	for v in "${VARIANTS[@]}"; do
+		has_workload select && runs=$((runs + ${#SELECT_CLIENTS[@]}))
+		for w in probe-batch range write; do
+			has_workload "$w" && applies "$v" "$w" && runs=$((runs + 1))
+		done
+	done
+	setup=$(awk -v s="$SCALE" -v n="$nv" 'BEGIN { print 15 + s / 100 * (45 + 20 * n) }')
+	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
+	if ((runs == 0)); then
+		DURATION=5
+	else
+		d=$(awk -v b="$BUDGET" -v su="$setup" -v f="$fixed_round" -v r="$ROUNDS" -v n="$runs" 			'BEGIN { d = (b * 60 - su - (r + 1) * f) / ((r + 1) * n); d = int(d); print (d < 3 ? 3 : (d > 60 ? 60 : d)) }')
+		DURATION=$d
+	fi
+	WARMUP_DURATION=${WARMUP_DURATION:-$DURATION}
+	est=$(awk -v su="$setup" -v f="$fixed_round" -v r="$ROUNDS" -v n="$runs" -v d="$DURATION" -v w="$WARMUP_DURATION" \
+		'BEGIN { printf "%.0f", (su + (r + 1) * f + r * n * d + n * w) / 60 }')
+	log "duration: $DURATION s per run (auto, for a $BUDGET-minute budget: $nv variants, $runs runs per round; estimate ~$est min)"
+	if ((est > BUDGET + 2)); then
+		warn "estimated ~$est min, more than the $BUDGET-minute budget even at 3 s per run: pass fewer --variants or --rounds"
+	fi
+}
+
+# --- machine and settings, for the report ---------------------------------------
+
+write_meta() {
+	local cpu caches mem git_rev settings v
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	caches=$(lscpu 2>/dev/null | sed -n 's/^\(L[0-9][a-z]* cache\):[[:space:]]*/\1 /p' | paste -sd ';' - | sed 's/;/; /g')
+	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	git_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if [[ -n $(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+		git_rev+=" (with uncommitted changes)"
+	fi
+	settings=$(sql "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name)
+	                FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem',
+	                'maintenance_work_mem', 'max_parallel_workers_per_gather', 'jit',
+	                'autovacuum', 'wal_level', 'fsync', 'synchronous_commit',
+	                'checkpoint_timeout', 'max_wal_size', 'huge_pages')")
+	meta "date" "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	meta "command" "$CMDLINE"
+	meta "cpu" "${cpu:-unknown}"
+	meta "cores" "$(nproc)"
+	meta "caches" "${caches:-unknown}"
+	meta "memory" "$mem"
+	meta "kernel" "$(uname -r)"
+	meta "postgresql" "$(sql 'SELECT version()')"
+	meta "settings" "$settings"
+	meta "git" "$git_rev"
+	meta "btlayout.so" "$MODULE_INFO"
+	[[ -n $PGO_INFO ]] && meta "pgo" "$PGO_INFO"
+	meta "scale" "$SCALE ($ROWS rows in pgbench_accounts and in probe_t, $WROWS in write_t)"
+	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round"
+	if ((SMOKE)); then
+		meta "duration" "$SMOKE_TRANSACTIONS transactions per client per pgbench run (smoke)"
+	else
+		meta "duration" "$DURATION s per pgbench run (warm-up round: $WARMUP_DURATION s)"
+	fi
+	meta "probe-nl" "$PROBES random keys, nested loop, index-only scan (hash: index scan)"
+	meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
+	meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
+	meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
+	meta "workloads" "${WORKLOADS[*]}"
+	for v in "${VARIANTS[@]}"; do
+		if ((PGO)); then
+			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})} [build: ${V_BUILD[$v]}]"
+		else
+			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}"
+		fi
+	done
+	[[ -n $SKIPPED_VARIANTS ]] && meta "skipped variants" "$SKIPPED_VARIANTS (not accepted by the installed btlayout)"
+	[[ $SMOKE == 1 ]] && meta "mode" "SMOKE: a functional check, the numbers mean nothing"
+	return 0
+}
+
+# --- main ----------------------------------------------------------------------
+
+main() {
+	local t_start r dur v ts w
+	t_start=$(now_s)
+	ts=$(date +%Y%m%d-%H%M%S)
+	RESULTS=$OUT/$ts
+	[[ $SMOKE == 1 ]] && RESULTS+=-smoke
+	mkdir -p "$RESULTS/scripts"
+	RESULTS=$(cd "$RESULTS" && pwd)
+	LOG=$RESULTS/bench.log
+	RAW=$RESULTS/raw.csv
+	echo "round,workload,variant,metric,value" >"$RAW"
+	: >"$RESULTS/meta.tsv"
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	log "btlayout benchmark: $CMDLINE"
+	log "results: $RESULTS"
+	# Anything else running on the machine makes the numbers noisy: say so.
+	LOAD0=$(loadavg)
+	if awk -v l="$LOAD0" 'BEGIN { exit !(l > 0.5) }'; then
+		warn "load average is $LOAD0 before starting: other work on this machine will add noise"
+	fi
+
+	ROWS=$((SCALE * 100000))
+	WROWS=$((ROWS / 10))
+	SELECT_CLIENTS=(1)
+	((CLIENTS > 1)) && SELECT_CLIENTS+=("$CLIENTS")
+	resolve_workloads
+
+	((NO_INSTALL)) || install_packages
+	((NO_BUILD)) || build_install
+	[[ -x $PGBIN/pg_ctl ]] || die "PostgreSQL 15 is not installed ($PGBIN)"
+
+	# The throwaway cluster.
+	TMPD=$(mktemp -d /tmp/btlayout-bench.XXXXXX)
+	chmod 755 "$TMPD"
+	mkdir -p "$TMPD/scripts" "$TMPD/lib"
+	chown postgres "$TMPD" "$TMPD/scripts"
+	SOCKDIR=$TMPD
+	PGDATA_DIR=$TMPD/data
+	SERVER_LOG=$TMPD/server.log
+	cd "$TMPD"
+	PORT=$(pick_port)
+	log "cluster: $PGDATA_DIR, port $PORT (unix socket in $SOCKDIR only)"
+	cluster_create 128MB
+	QDB=postgres sql "CREATE DATABASE $DB" >/dev/null
+	sql "CREATE EXTENSION pg_prewarm" >/dev/null
+	if sql "CREATE EXTENSION btlayout" >>"$LOG" 2>&1; then
+		snapshot_module
+	else
+		warn "CREATE EXTENSION btlayout failed: btlayout variants will be unavailable (see $LOG)"
+	fi
+	HAS_RELAYOUT=$(sql "SELECT (count(*) > 0)::int FROM pg_proc WHERE proname = 'btlayout_relayout'")
+	HAS_STATS=$(sql "SELECT (count(*) > 0)::int FROM pg_proc WHERE proname = 'btlayout_stats'")
+
+	load_variants "$BENCH/variants.conf"
+	if ((PGO)); then
+		((MODULE_SNAPSHOT)) || die "--pgo needs the btlayout extension"
+		pgo_prepare
+	fi
+	resolve_variants
+
+	[[ -z $DURATION ]] && plan_duration
+
+	# Size shared_buffers for what will be loaded, then restart.
+	local sb
+	sb=$(size_shared_buffers "${#VARIANTS[@]}")
+	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
+	cluster_stop
+	cluster_start
+	log "cluster: shared_buffers = $sb"
+	write_meta
+
+	load_data
+	log "setup done in $(elapsed "$t_start" "$(now_s)") s"
+
+	for ((r = 0; r <= ROUNDS; r++)); do
+		dur=$DURATION
+		((r == 0)) && dur=$WARMUP_DURATION
+		RUNLEN=(-T "$dur")
+		# Smoke mode checks that everything runs: a few transactions per run.
+		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
+		log "=== round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+		# Workload by workload, the variants interleaved: A B C, A B C, ...
+		for w in select probe-batch probe-nl range; do
+			has_workload "$w" || continue
+			for v in "${VARIANTS[@]}"; do
+				applies "$v" "$w" || continue
+				activate_build "$v"
+				"wl_${w//-/_}" "$r" "$v"
+			done
+		done
+		if has_workload build || has_workload write; then
+			for v in "${VARIANTS[@]}"; do
+				activate_build "$v"
+				wl_build_write "$r" "$v"
+			done
+		fi
+		LOADS+="${LOADS:+, }$(loadavg)"
+		log "round $r done, $(elapsed "$t_start" "$(now_s)") s since start, load average $(loadavg)"
+	done
+	meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
+
+	cluster_stop
+	meta "wall time" "$(awk -v s="$(elapsed "$t_start" "$(now_s)")" 'BEGIN { printf "%d min %02d s", s / 60, s % 60 }') (everything: install check, build, load, $((ROUNDS + 1)) rounds)"
+	"$PYTHON" "$BENCH/report.py" "$RESULTS" >>"$LOG" 2>&1 || die "report failed (see $LOG)"
+	cat "$RESULTS/report.md"
+	echo
+	log "results in $RESULTS"
+	log "total wall time: $(elapsed "$t_start" "$(now_s)") s"
+}
+
+main
