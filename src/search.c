@@ -281,6 +281,29 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Page page)
 }
 
 /*
+ * Step down to a child: nbtree's _bt_relandgetbuf(), but with the child
+ * page's header and special space prefetched as soon as its buffer is
+ * pinned, so that their cache misses overlap taking the lock instead of
+ * following it (_bt_checkpage() reads both right after).
+ */
+static Buffer
+step_down(Relation rel, Buffer buf, BlockNumber child, bool prefetch)
+{
+	_bt_unlockbuf(rel, buf);
+	buf = ReleaseAndReadBuffer(buf, rel, child);
+	if (prefetch)
+	{
+		const char *page = (const char *) BufferGetPage(buf);
+
+		__builtin_prefetch(page, 0, 3);
+		__builtin_prefetch(page + BLCKSZ - MAXALIGN(sizeof(BTPageOpaqueData)), 0, 3);
+	}
+	_bt_lockbuf(rel, buf, BT_READ);
+	_bt_checkpage(rel, buf);
+	return buf;
+}
+
+/*
  * Descend from the root to the leaf page where the first item not below
  * the key is, or would be.  Returns that page's buffer, read-locked, or
  * InvalidBuffer if the index is empty.  inskey is the same key as nbtree
@@ -321,7 +344,7 @@ btl_search(Relation rel, const BtlSearchKey *key, BTScanInsert inskey,
 
 		offnum = btl_binsrch(rel, key, page);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
-		buf = _bt_relandgetbuf(rel, buf, BTreeTupleGetDownLink(itup), BT_READ);
+		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key->prefetch);
 	}
 
 	return buf;
