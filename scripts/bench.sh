@@ -269,6 +269,7 @@ write_meta() {
 	meta "kernel" "$(uname -r)"
 	meta "postgresql" "$(sql 'SELECT version()')"
 	meta "settings" "$settings"
+	meta "huge pages" "${HUGEPAGES:-0} of 2 MB reserved, $(awk '/^HugePages_(Total|Free|Rsvd):/ { v[$1] = $2 } END { print v["HugePages_Total:"] - v["HugePages_Free:"] + v["HugePages_Rsvd:"] }' /proc/meminfo) taken by the server"
 	meta "git" "$git_rev"
 	meta "btlayout.so" "$MODULE_INFO"
 	[[ -n $PGO_INFO ]] && meta "pgo" "$PGO_INFO"
@@ -367,6 +368,7 @@ main() {
 	sb=$(size_shared_buffers "${#VARIANTS[@]}")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	cluster_stop
+	hugepages_reserve "$sb"
 	cluster_start
 	log "cluster: shared_buffers = $sb"
 	write_meta
