@@ -6,6 +6,7 @@
 MODULE_big = btlayout
 OBJS = \
 	src/handler.o \
+	src/bincmp.o \
 	src/conflict.o \
 	src/validate.o \
 	src/build.o \
@@ -31,10 +32,13 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# Unit test of the layouts (plain C, no server): scripts/test.sh runs it
+# Unit tests (plain C, no server): scripts/test.sh runs them.  The layouts:
 test/layout_test: test/layout_test.c src/layout.c src/layout.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/layout_test.c src/layout.c -L$(pkglibdir) -lpgport
-EXTRA_CLEAN = test/layout_test
+# The compare core, at every instruction set this machine has:
+test/bincmp_test: test/bincmp_test.c src/bincmp.c src/bincmp.h
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/bincmp_test.c src/bincmp.c -L$(pkglibdir) -lpgport
+EXTRA_CLEAN = test/layout_test test/bincmp_test
 
 # Print the regression test list for scripts/test.sh
 print-regress:

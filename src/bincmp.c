@@ -1,0 +1,284 @@
+/*-------------------------------------------------------------------------
+ *
+ * bincmp.c
+ *	  The compare core's long path (more than 16 bytes), one function per
+ *	  instruction set, and the choice among them.
+ *
+ * Every function compares n > 16 bytes and returns memcmp()'s sign.  Each
+ * compares whole words or vectors from the start while they fit, then one
+ * last word or vector that ends at byte n (overlapping bytes already known
+ * equal), so none reads outside the inputs.  The first differing byte is
+ * found from a mask of equal bytes (vectors) or by byte-swapping the two
+ * words to big-endian (portable).
+ *
+ * The SIMD functions are compiled for their instruction set with target
+ * attributes; the rest of the extension stays baseline x86-64, and they run
+ * only once the CPU (cpuid) and, for AVX2, the OS (xgetbv: the YMM state is
+ * saved on context switches) have been found to support them.  The
+ * "sse4.2" level uses SSE2 compare-and-mask instructions, which beat SSE4.2's
+ * string instructions (pcmpestri) at these lengths; it is named for the
+ * CPUs it needs, those being the x86-64-v2 baseline.
+ *
+ * src/bincmp.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "c.h"
+
+#include "bincmp.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BTL_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+/* The portable long path: 8-byte words */
+static int
+bytes_cmp_portable(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i = 0;
+	uint64		x;
+	uint64		y;
+
+	for (;;)
+	{
+		if (i + 8 > n)
+			i = n - 8;			/* the last word, ending at n */
+		x = btl_load64(a + i);
+		y = btl_load64(b + i);
+		if (x != y)
+		{
+			x = pg_ntoh64(x);
+			y = pg_ntoh64(y);
+			return x < y ? -1 : 1;
+		}
+		if (i + 8 == n)
+			return 0;
+		i += 8;
+	}
+}
+
+static bool
+bytes_eq_portable(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i + 8 < n; i += 8)
+		if (btl_load64(a + i) != btl_load64(b + i))
+			return false;
+	return btl_load64(a + n - 8) == btl_load64(b + n - 8);
+}
+
+#ifdef BTL_X86
+
+/* The byte where a mask of equal bytes shows the first difference */
+static inline int
+first_difference(const unsigned char *a, const unsigned char *b, uint32 ne_mask)
+{
+	int			k = __builtin_ctz(ne_mask);
+
+	return a[k] < b[k] ? -1 : 1;
+}
+
+/* SSE: 16-byte vectors */
+__attribute__((target("sse4.2")))
+static int
+bytes_cmp_sse42(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i = 0;
+
+	for (;;)
+	{
+		__m128i		va;
+		__m128i		vb;
+		uint32		ne;
+
+		if (i + 16 > n)
+			i = n - 16;
+		va = _mm_loadu_si128((const __m128i *) (a + i));
+		vb = _mm_loadu_si128((const __m128i *) (b + i));
+		ne = ~(uint32) _mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) & 0xFFFF;
+		if (ne != 0)
+			return first_difference(a + i, b + i, ne);
+		if (i + 16 == n)
+			return 0;
+		i += 16;
+	}
+}
+
+__attribute__((target("sse4.2")))
+static bool
+bytes_eq_sse42(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i;
+	__m128i		va;
+	__m128i		vb;
+
+	for (i = 0; i + 16 < n; i += 16)
+	{
+		va = _mm_loadu_si128((const __m128i *) (a + i));
+		vb = _mm_loadu_si128((const __m128i *) (b + i));
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) != 0xFFFF)
+			return false;
+	}
+	va = _mm_loadu_si128((const __m128i *) (a + n - 16));
+	vb = _mm_loadu_si128((const __m128i *) (b + n - 16));
+	return _mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) == 0xFFFF;
+}
+
+/* AVX2: 32-byte vectors; 17 to 32 bytes take the 16-byte path */
+__attribute__((target("avx2")))
+static int
+bytes_cmp_avx2(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i = 0;
+
+	if (n < 32)
+		return bytes_cmp_sse42(a, b, n);
+	for (;;)
+	{
+		__m256i		va;
+		__m256i		vb;
+		uint32		ne;
+
+		if (i + 32 > n)
+			i = n - 32;
+		va = _mm256_loadu_si256((const __m256i *) (a + i));
+		vb = _mm256_loadu_si256((const __m256i *) (b + i));
+		ne = ~(uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb));
+		if (ne != 0)
+			return first_difference(a + i, b + i, ne);
+		if (i + 32 == n)
+			return 0;
+		i += 32;
+	}
+}
+
+__attribute__((target("avx2")))
+static bool
+bytes_eq_avx2(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i;
+	__m256i		va;
+	__m256i		vb;
+
+	if (n < 32)
+		return bytes_eq_sse42(a, b, n);
+	for (i = 0; i + 32 < n; i += 32)
+	{
+		va = _mm256_loadu_si256((const __m256i *) (a + i));
+		vb = _mm256_loadu_si256((const __m256i *) (b + i));
+		if ((uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb)) != 0xFFFFFFFF)
+			return false;
+	}
+	va = _mm256_loadu_si256((const __m256i *) (a + n - 32));
+	vb = _mm256_loadu_si256((const __m256i *) (b + n - 32));
+	return (uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb)) == 0xFFFFFFFF;
+}
+
+/* What the CPU and the OS support */
+static BtlIsa
+detect_isa(void)
+{
+	unsigned int eax,
+				ebx,
+				ecx,
+				edx;
+	bool		sse42;
+	bool		osxsave;
+
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return BTL_ISA_PORTABLE;
+	sse42 = (ecx & bit_SSE4_2) != 0;
+	osxsave = (ecx & bit_OSXSAVE) != 0;
+	if (!sse42)
+		return BTL_ISA_PORTABLE;
+
+	if (osxsave && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) &&
+		(ebx & bit_AVX2) != 0)
+	{
+		uint32		xcr0_lo;
+		uint32		xcr0_hi;
+
+		/* XCR0: the OS saves the SSE (bit 1) and AVX (bit 2) state */
+		__asm__ volatile ("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+		if ((xcr0_lo & 0x6) == 0x6)
+			return BTL_ISA_AVX2;
+	}
+	return BTL_ISA_SSE42;
+}
+
+#else
+
+static BtlIsa
+detect_isa(void)
+{
+	return BTL_ISA_PORTABLE;
+}
+
+#endif							/* BTL_X86 */
+
+BtlBytesCmpFn btl_bytes_cmp_long = bytes_cmp_portable;
+BtlBytesEqFn btl_bytes_eq_long = bytes_eq_portable;
+
+static BtlIsa isa_current = BTL_ISA_PORTABLE;
+
+BtlIsa
+btl_isa_best(void)
+{
+	static int	best = -1;
+
+	if (best < 0)
+		best = (int) detect_isa();
+	return (BtlIsa) best;
+}
+
+/*
+ * Use the long path of this level; the caller has checked that it is not
+ * above btl_isa_best().
+ */
+void
+btl_isa_set(BtlIsa level)
+{
+	switch (level)
+	{
+#ifdef BTL_X86
+		case BTL_ISA_AVX2:
+			btl_bytes_cmp_long = bytes_cmp_avx2;
+			btl_bytes_eq_long = bytes_eq_avx2;
+			break;
+		case BTL_ISA_SSE42:
+			btl_bytes_cmp_long = bytes_cmp_sse42;
+			btl_bytes_eq_long = bytes_eq_sse42;
+			break;
+#endif
+		default:
+			level = BTL_ISA_PORTABLE;
+			btl_bytes_cmp_long = bytes_cmp_portable;
+			btl_bytes_eq_long = bytes_eq_portable;
+			break;
+	}
+	isa_current = level;
+}
+
+BtlIsa
+btl_isa_current(void)
+{
+	return isa_current;
+}
+
+const char *
+btl_isa_name(BtlIsa level)
+{
+	switch (level)
+	{
+		case BTL_ISA_AVX2:
+			return "avx2";
+		case BTL_ISA_SSE42:
+			return "sse4.2";
+		case BTL_ISA_PORTABLE:
+			break;
+	}
+	return "portable";
+}
