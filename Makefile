@@ -6,6 +6,7 @@
 MODULE_big = btlayout
 OBJS = \
 	src/handler.o \
+	src/binops.o \
 	src/bincmp.o \
 	src/conflict.o \
 	src/validate.o \
@@ -22,7 +23,7 @@ OBJS = \
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types search
+REGRESS = btlayout opclasses oracle layouts check queries types search bin
 
 TAP_TESTS = 1
 

@@ -83,6 +83,80 @@ END
 $mirror$;
 
 /*
+ * BIN-collation operator classes (binops.c): byte order, compared by the
+ * compare core, with the standard operators of each type.  text_bin_ops
+ * (text and varchar) and bpchar_bin_ops (trailing spaces ignored) require
+ * the "C" collation, under which those operators order bytes too; CREATE
+ * INDEX refuses any other.  equalimage is what the server's classes of
+ * these types use, so deduplication behaves as it does in btree.
+ */
+CREATE FUNCTION btlayout_text_bin_cmp(text, text)
+RETURNS int4
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION btlayout_text_bin_sortsupport(internal)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION btlayout_bpchar_bin_cmp(bpchar, bpchar)
+RETURNS int4
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION btlayout_bpchar_bin_sortsupport(internal)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION btlayout_bytea_bin_cmp(bytea, bytea)
+RETURNS int4
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION btlayout_bytea_bin_sortsupport(internal)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR FAMILY text_bin_ops USING btlayout;
+CREATE OPERATOR CLASS text_bin_ops
+FOR TYPE text USING btlayout FAMILY text_bin_ops AS
+	OPERATOR 1 pg_catalog.< (text, text),
+	OPERATOR 2 pg_catalog.<= (text, text),
+	OPERATOR 3 pg_catalog.= (text, text),
+	OPERATOR 4 pg_catalog.>= (text, text),
+	OPERATOR 5 pg_catalog.> (text, text),
+	FUNCTION 1 btlayout_text_bin_cmp(text, text),
+	FUNCTION 2 btlayout_text_bin_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btvarstrequalimage(oid);
+
+CREATE OPERATOR FAMILY bpchar_bin_ops USING btlayout;
+CREATE OPERATOR CLASS bpchar_bin_ops
+FOR TYPE bpchar USING btlayout FAMILY bpchar_bin_ops AS
+	OPERATOR 1 pg_catalog.< (bpchar, bpchar),
+	OPERATOR 2 pg_catalog.<= (bpchar, bpchar),
+	OPERATOR 3 pg_catalog.= (bpchar, bpchar),
+	OPERATOR 4 pg_catalog.>= (bpchar, bpchar),
+	OPERATOR 5 pg_catalog.> (bpchar, bpchar),
+	FUNCTION 1 btlayout_bpchar_bin_cmp(bpchar, bpchar),
+	FUNCTION 2 btlayout_bpchar_bin_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btvarstrequalimage(oid);
+
+CREATE OPERATOR FAMILY bytea_bin_ops USING btlayout;
+CREATE OPERATOR CLASS bytea_bin_ops
+FOR TYPE bytea USING btlayout FAMILY bytea_bin_ops AS
+	OPERATOR 1 pg_catalog.< (bytea, bytea),
+	OPERATOR 2 pg_catalog.<= (bytea, bytea),
+	OPERATOR 3 pg_catalog.= (bytea, bytea),
+	OPERATOR 4 pg_catalog.>= (bytea, bytea),
+	OPERATOR 5 pg_catalog.> (bytea, bytea),
+	FUNCTION 1 btlayout_bytea_bin_cmp(bytea, bytea),
+	FUNCTION 2 btlayout_bytea_bin_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+/*
  * Layouts: rewrite the pages of an index that are not in its layout.
  */
 CREATE FUNCTION btlayout_relayout(index regclass)

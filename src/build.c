@@ -52,6 +52,7 @@
 #include "access/genam.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
+#include "binops.h"
 #include "catalog/index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
@@ -687,6 +688,9 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
+
+	/* BIN classes of collatable types need the "C" collation */
+	btl_check_bin_collations(index);
 
 	/* Scan the heap into the sort */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,

@@ -10,7 +10,9 @@
  * through the function manager.  Only same-width and widening cross-type
  * integer and float comparators are recognised: their results are the
  * comparison of the two values as int64 or double, which is what the
- * server's functions compute.
+ * server's functions compute.  String comparators are recognised where they
+ * order bytes: the server's for text and bpchar under a "C" collation and
+ * for bytea, and ours (binops.c), known by their address.
  *
  * src/compare.c
  *
@@ -18,6 +20,7 @@
  */
 #include "btlayout.h"
 
+#include "binops.h"
 #include "compare.h"
 #include "utils/fmgroids.h"
 
@@ -36,14 +39,32 @@ typedef enum BtlArgKind
 	BTL_ARG_BOOL,
 	BTL_ARG_CHAR,
 	BTL_ARG_FLOAT4,
-	BTL_ARG_FLOAT8
+	BTL_ARG_FLOAT8,
+	BTL_ARG_STRING
 } BtlArgKind;
 
 static BtlCmpKind
-classify(Oid fn, BtlArgKind *arg)
+classify(ScanKey sk, BtlArgKind *arg)
 {
+	bool		collate_c = btl_bin_collation_ok(sk->sk_collation);
+
 	*arg = BTL_ARG_NONE;
-	switch (fn)
+	switch (btl_bin_kind(sk->sk_func.fn_addr))
+	{
+		case BTL_BIN_TEXT:
+			*arg = BTL_ARG_STRING;
+			return collate_c ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+		case BTL_BIN_BPCHAR:
+			*arg = BTL_ARG_STRING;
+			return collate_c ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+		case BTL_BIN_BYTEA:
+			*arg = BTL_ARG_STRING;
+			return BTL_CMP_BYTES;
+		case BTL_BIN_NONE:
+			break;
+	}
+
+	switch (sk->sk_func.fn_oid)
 	{
 		case F_BTINT2CMP:
 			*arg = BTL_ARG_INT16;
@@ -100,6 +121,15 @@ classify(Oid fn, BtlArgKind *arg)
 			return BTL_CMP_FLOAT8;
 		case F_UUID_CMP:
 			return BTL_CMP_UUID;
+		case F_BTTEXTCMP:
+			*arg = BTL_ARG_STRING;
+			return collate_c ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+		case F_BPCHARCMP:
+			*arg = BTL_ARG_STRING;
+			return collate_c ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+		case F_BYTEACMP:
+			*arg = BTL_ARG_STRING;
+			return BTL_CMP_BYTES;
 		default:
 			return BTL_CMP_GENERIC;
 	}
@@ -121,6 +151,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->nextkey = inskey->nextkey;
 	key->tupdesc = tupdesc;
 	key->fixed = true;
+	key->varatt = -1;
 
 	for (i = 0; i < inskey->keysz; i++)
 	{
@@ -133,9 +164,12 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		att->desc = (sk->sk_flags & SK_BT_DESC) != 0;
 		att->nulls_first = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
 		att->argnull = (sk->sk_flags & SK_ISNULL) != 0;
-		att->kind = classify(sk->sk_func.fn_oid, &arg);
+		att->kind = classify(sk, &arg);
 		att->iarg = 0;
 		att->farg = 0.0;
+		att->sarg = NULL;
+		att->slen = 0;
+		att->sprefix = 0;
 
 		/* The inline kinds read the attribute by its width: check it */
 		if (att->kind != BTL_CMP_GENERIC && !att->argnull)
@@ -143,7 +177,8 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 			static const int16 widths[] = {
 				[BTL_CMP_INT16] = 2, [BTL_CMP_INT32] = 4, [BTL_CMP_INT64] = 8,
 				[BTL_CMP_UINT32] = 4, [BTL_CMP_UINT8] = 1,
-				[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16
+				[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16,
+				[BTL_CMP_BYTES] = -1, [BTL_CMP_BPCHAR] = -1
 			};
 
 			if (attr->attlen != widths[att->kind])
@@ -176,18 +211,46 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 			case BTL_ARG_FLOAT8:
 				att->farg = DatumGetFloat8(sk->sk_argument);
 				break;
+			case BTL_ARG_STRING:
+				if (att->kind != BTL_CMP_GENERIC && !att->argnull)
+				{
+					struct varlena *v = PG_DETOAST_DATUM_PACKED(sk->sk_argument);
+
+					att->sarg = VARDATA_ANY(v);
+					att->slen = VARSIZE_ANY_EXHDR(v);
+					if (att->kind == BTL_CMP_BPCHAR)
+						att->slen = bpchartruelen((char *) att->sarg, att->slen);
+					if (att->slen >= 8)
+					{
+						memcpy(&att->sprefix, att->sarg, sizeof(att->sprefix));
+						att->sprefix = pg_ntoh64(att->sprefix);
+					}
+				}
+				break;
 			case BTL_ARG_NONE:
 				break;
 		}
 		if (att->argnull)
 			att->kind = BTL_CMP_GENERIC;	/* never compared by value */
 
-		/* Fixed offset while every attribute so far has a fixed width */
+		/*
+		 * Fixed offset while every attribute so far has a fixed width.  The
+		 * last key attribute may be a varlena if its offset needs no
+		 * alignment, which a 4-byte header would need but a 1-byte one
+		 * does not: then it starts there with either header.
+		 */
 		if (key->fixed && attr->attlen > 0)
 		{
 			off = att_align_nominal(off, attr->attalign);
 			att->attoff = off;
 			off += attr->attlen;
+		}
+		else if (key->fixed && attr->attlen == -1 && i == inskey->keysz - 1 &&
+				 off == att_align_nominal(off, attr->attalign))
+		{
+			att->attoff = off;
+			key->varatt = i;
+			off += VARHDRSZ_SHORT;
 		}
 		else
 		{

@@ -9,11 +9,15 @@
  * how the comparison function of the scan key compares: when that function
  * is one of the server's comparators for integers, floats, oids, bools,
  * "char", dates, timestamps or uuids, the comparison is done inline with the
- * same semantics (including the NaN rules of the float comparators); for
- * anything else it calls the function.  It also records where each
- * attribute lies in a tuple without NULLs, when every key attribute up to
- * it has a fixed width, so that the attribute can be read at a fixed offset
- * without deforming the tuple.
+ * same semantics (including the NaN rules of the float comparators); so are
+ * byte-order string comparisons: text and varchar (bttextcmp) and bpchar
+ * (bpcharcmp) under the "C" collation, bytea, and the BIN classes
+ * (binops.c), through the compare core (bincmp.h), with the key's length
+ * and first eight bytes prepared once.  For anything else it calls the
+ * function.  It also records where each attribute lies in a tuple without
+ * NULLs, when every key attribute before it has a fixed width, so that the
+ * attribute can be read at a fixed offset without deforming the tuple; the
+ * last key attribute may be a varlena there, whose length the tuple says.
  *
  * btl_compare() has the semantics of nbtree's _bt_compare() for scans (no
  * scantid): the result is the scan key compared with the tuple, NULLs
@@ -31,8 +35,11 @@
 #include <math.h>
 
 #include "access/itup.h"
+#include "bincmp.h"
 #include "access/nbtree.h"
 #include "access/skey.h"
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
 
 typedef enum BtlCmpKind
@@ -45,7 +52,9 @@ typedef enum BtlCmpKind
 	BTL_CMP_UINT8,				/* bool, "char" */
 	BTL_CMP_FLOAT4,
 	BTL_CMP_FLOAT8,
-	BTL_CMP_UUID
+	BTL_CMP_UUID,
+	BTL_CMP_BYTES,				/* bytes, then length: text under "C", bytea */
+	BTL_CMP_BPCHAR				/* the same, without trailing spaces */
 } BtlCmpKind;
 
 typedef struct BtlKeyAtt
@@ -57,6 +66,9 @@ typedef struct BtlKeyAtt
 	int16		attoff;			/* offset in a tuple without NULLs, or -1 */
 	int64		iarg;			/* the argument, for the integer kinds */
 	double		farg;			/* the argument, for the float kinds */
+	const char *sarg;			/* the argument's bytes, for the string kinds */
+	int32		slen;			/* ... how many (bpchar: no trailing spaces) */
+	uint64		sprefix;		/* ... the first 8, big-endian, if slen >= 8 */
 	ScanKey		sk;				/* the scan key: argument, function, collation */
 } BtlKeyAtt;
 
@@ -67,6 +79,7 @@ typedef struct BtlSearchKey
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */
 	bool		fixed;			/* every attribute at a fixed offset */
+	int			varatt;			/* the last one, a varlena; or -1 */
 	int			minwidth;		/* bytes a tuple needs to hold them all */
 	TupleDesc	tupdesc;
 	BtlKeyAtt	att[INDEX_MAX_KEYS];
@@ -90,6 +103,60 @@ btl_cmp_float(double v, double arg)
 	if (isnan(arg))
 		return -1;
 	return (v > arg) - (v < arg);
+}
+
+/*
+ * The bytes of a varlena stored plainly (not compressed): an index tuple's
+ * string attribute nearly always is.
+ */
+static pg_attribute_always_inline bool
+btl_varlena_plain(const char *p, const char **data, int *len)
+{
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		*data = p + VARHDRSZ_SHORT;
+		*len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+		return true;
+	}
+	if (!VARATT_IS_4B_U(p))
+		return false;
+	*data = p + VARHDRSZ;
+	*len = VARSIZE_4B(p) - VARHDRSZ;
+	return true;
+}
+
+/*
+ * Is the varlena at p stored plainly, in no more than room bytes?  Reads
+ * nothing past p + room.
+ */
+static pg_attribute_always_inline bool
+btl_varlena_fits(const char *p, int room)
+{
+	if (VARATT_IS_1B(p))
+		return !VARATT_IS_1B_E(p) && (int) VARSIZE_1B(p) <= room;
+	return room >= VARHDRSZ && VARATT_IS_4B_U(p) &&
+		VARSIZE_4B(p) >= VARHDRSZ && VARSIZE_4B(p) <= (uint32) room;
+}
+
+/* Byte-order comparison of a string with the argument */
+static pg_attribute_always_inline int32
+btl_cmp_string(const BtlKeyAtt *att, const char *data, int len)
+{
+	if (att->kind == BTL_CMP_BPCHAR)
+		len = bpchartruelen((char *) data, len);
+	if (len >= 8 && att->slen >= 8)
+	{
+		uint64		prefix;
+
+		memcpy(&prefix, data, sizeof(prefix));
+		prefix = pg_ntoh64(prefix);
+		if (prefix != att->sprefix)
+			return prefix < att->sprefix ? -1 : 1;
+		return btl_str_cmp(data + 8, len - 8, att->sarg + 8, att->slen - 8);
+	}
+	return btl_str_cmp(data, len, att->sarg, att->slen);
 }
 
 static inline int32
@@ -125,6 +192,16 @@ btl_cmp_attr(const BtlKeyAtt *att, const char *attptr, Form_pg_attribute attr)
 			return btl_cmp_float(*(const float8 *) attptr, att->farg);
 		case BTL_CMP_UUID:
 			return memcmp(attptr, DatumGetPointer(att->sk->sk_argument), 16);
+		case BTL_CMP_BYTES:
+		case BTL_CMP_BPCHAR:
+			{
+				const char *data;
+				int			len;
+
+				if (btl_varlena_plain(attptr, &data, &len))
+					return btl_cmp_string(att, data, len);
+			}
+			break;
 		case BTL_CMP_GENERIC:
 			break;
 	}
@@ -154,6 +231,16 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 		case BTL_CMP_UUID:
 			return memcmp(DatumGetPointer(datum),
 						  DatumGetPointer(att->sk->sk_argument), 16);
+		case BTL_CMP_BYTES:
+		case BTL_CMP_BPCHAR:
+			{
+				const char *data;
+				int			len;
+
+				if (btl_varlena_plain(DatumGetPointer(datum), &data, &len))
+					return btl_cmp_string(att, data, len);
+			}
+			break;
 		case BTL_CMP_GENERIC:
 			break;
 	}
@@ -179,8 +266,8 @@ btl_compare_tail(const BtlSearchKey *key, IndexTuple itup, int ntupatts)
 /*
  * Compare the key with a tuple that has no NULLs, reading each attribute at
  * its fixed offset: key->fixed must be true, and the tuple must span at
- * least key->minwidth bytes (the layout-directed search guarantees both
- * without trusting the tuple).
+ * least key->minwidth bytes, and hold all of a varlena last attribute (the
+ * layout-directed search guarantees all three without trusting the tuple).
  */
 static pg_attribute_always_inline int32
 btl_compare_fixed(const BtlSearchKey *key, IndexTuple itup, int ntupatts)

@@ -20,6 +20,7 @@
 #include "btlayout.h"
 
 #include "access/relation.h"
+#include "bincmp.h"
 #include "access/reloptions.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
@@ -49,6 +50,16 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 
 bool		btl_prefetch = true;
 
+/* GUC btlayout.compare_isa: the instruction set the compare core uses */
+static int	btl_compare_isa = BTL_ISA_PORTABLE;
+
+static const struct config_enum_entry compare_isa_values[] = {
+	{"portable", BTL_ISA_PORTABLE, false},
+	{"sse4.2", BTL_ISA_SSE42, false},
+	{"avx2", BTL_ISA_AVX2, false},
+	{NULL, 0, false}
+};
+
 /* Values of the layout option */
 static relopt_enum_elt_def layout_values[] = {
 	{"none", BTL_LAYOUT_NONE},
@@ -61,10 +72,30 @@ static relopt_enum_elt_def layout_values[] = {
 
 void		_PG_init(void);
 
+/* The compare core cannot use what the CPU or the OS does not support */
+static bool
+check_compare_isa(int *newval, void **extra, GucSource source)
+{
+	if (*newval > (int) btl_isa_best())
+	{
+		GUC_check_errdetail("This machine supports at most \"%s\".",
+							btl_isa_name(btl_isa_best()));
+		return false;
+	}
+	return true;
+}
+
+static void
+assign_compare_isa(int newval, void *extra)
+{
+	btl_isa_set((BtlIsa) newval);
+}
+
 /*
- * Register the reloptions, the GUC and the ON CONFLICT check (conflict.c).  They are btree's own, with btree's defaults,
- * ranges and lock levels, so that an index moved between btree and btlayout
- * keeps the meaning of its options.
+ * Register the reloptions, the GUCs and the ON CONFLICT check (conflict.c).
+ * The reloptions btree has are btree's own, with btree's defaults, ranges
+ * and lock levels, so that an index moved between btree and btlayout keeps
+ * the meaning of its options.
  */
 void
 _PG_init(void)
@@ -106,6 +137,16 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("btlayout.compare_isa",
+							 "Instruction set of the string compare core of the BIN operator classes.",
+							 "Defaults to the best this machine supports; "
+							 "a lower one can be chosen, for testing.",
+							 &btl_compare_isa,
+							 (int) btl_isa_best(),
+							 compare_isa_values,
+							 PGC_USERSET,
+							 0,
+							 check_compare_isa, assign_compare_isa, NULL);
 	MarkGUCPrefixReserved("btlayout");
 
 	btlayout_install_conflict_hook();

@@ -17,7 +17,8 @@
  *	  fixed offsets, all below w), so no read leaves the page, whatever the
  *	  page holds;
  *	- a tuple with NULLs, whose attributes would not be at those offsets,
- *	  stops the walk;
+ *	  stops the walk, and so does a varlena last key attribute that is
+ *	  compressed or does not end inside its slot;
  *	- the walk's answer is confirmed through the line pointers: the walk
  *	  ends with the first slot whose item did not compare below the key and
  *	  the last one whose item did, and the answer stands only if the line
@@ -105,6 +106,18 @@ walk_below(void *ctx, int slot)
 	ntupatts = BTreeTupleIsPivot(itup) ?
 		(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK) :
 		w->natts;
+	if (w->key->varatt >= 0 && ntupatts > w->key->varatt)
+	{
+		int			attoff = w->key->att[w->key->varatt].attoff;
+
+		/* A varlena last attribute must lie inside the slot, uncompressed */
+		if (unlikely(!btl_varlena_fits((const char *) itup + attoff,
+									   w->width - attoff)))
+		{
+			w->stopped = true;
+			return false;
+		}
+	}
 	if (btl_compare_fixed(w->key, itup, ntupatts) >= w->cmpval)
 	{
 		w->last_below = slot;

@@ -5,7 +5,8 @@
 #
 # A database with btlayout indexes of every shape (options, unique,
 # partial, expression, multi-column DESC NULLS FIRST with INCLUDE,
-# non-default operator class and collation) is dumped in custom format and
+# non-default operator class and collation, the BIN classes of text, bpchar
+# and bytea) is dumped in custom format and
 # restored into a new database, with two parallel jobs so that the indexes
 # are rebuilt by concurrent CREATE INDEX commands on populated tables.  The
 # restored indexes must be the same indexes (definition, options, access
@@ -50,10 +51,16 @@ CREATE INDEX t_v_pattern ON t USING btlayout (v text_pattern_ops);
 CREATE INDEX t_v_c ON t USING btlayout (v COLLATE "C" DESC);
 CREATE INDEX t_dk_expr_opts ON t USING btlayout ((d % 10), k)
   WITH (fillfactor = 95);
+CREATE INDEX t_v_bin ON t USING btlayout (upper(v) COLLATE "C" text_bin_ops)
+  WITH (layout = blocked);
+CREATE INDEX t_b_bin ON t USING btlayout ((left(v, 9)::bpchar) COLLATE "C" bpchar_bin_ops)
+  WITH (layout = eytzinger);
+CREATE INDEX t_y_bin ON t USING btlayout ((convert_to(v, 'UTF8')) bytea_bin_ops)
+  WITH (layout = veb);
 ANALYZE t;
 });
 my @indexes = qw(t_k_opts t_id_uniq t_k_partial t_v_lower t_kvd_multi
-  t_v_pattern t_v_c t_dk_expr_opts);
+  t_v_pattern t_v_c t_dk_expr_opts t_v_bin t_b_bin t_y_bin);
 
 # Definition, options, access method and flags of every index on t
 my $catalog_query = q{
@@ -163,6 +170,23 @@ my @queries = (
 	[
 		expr_multi => q{SELECT count(*), sum(hashint4(id)) FROM t WHERE d % 10 = 3 AND k < 20000},
 		't_dk_expr_opts'
+	],
+	[
+		text_bin => q{SELECT md5(string_agg(u, ',')) FROM
+		  (SELECT upper(v) AS u FROM t
+		   WHERE upper(v) COLLATE "C" >= 'C' AND upper(v) COLLATE "C" < 'D'
+		   ORDER BY upper(v) COLLATE "C" LIMIT 300) s},
+		't_v_bin'
+	],
+	[
+		bpchar_bin => q{SELECT count(*), sum(hashint4(id)) FROM t
+		  WHERE (left(v, 9)::bpchar) COLLATE "C" BETWEEN 'a' AND 'b'},
+		't_b_bin'
+	],
+	[
+		bytea_bin => q{SELECT count(*), sum(hashint4(id)) FROM t
+		  WHERE convert_to(v, 'UTF8') > '\x65' AND convert_to(v, 'UTF8') < '\x66'},
+		't_y_bin'
 	],);
 
 foreach my $q (@queries)
