@@ -30,7 +30,7 @@ CREATE INDEX ten_eytzinger ON ten USING btlayout (k) WITH (layout = eytzinger);
 CREATE INDEX ten_veb ON ten USING btlayout (k) WITH (layout = veb);
 CREATE INDEX ten_btorder ON ten USING btlayout (k) WITH (layout = btorder);
 CREATE INDEX ten_blocked ON ten USING btlayout (k) WITH (layout = blocked);
-CREATE INDEX ten_none ON ten USING btlayout (k);
+CREATE INDEX ten_none ON ten USING btlayout (k) WITH (layout = none);
 SELECT i AS index, string_agg(p.slot::text, ' ' ORDER BY p.itemoffset) AS slots_in_key_order,
        min(p.layout) AS detected, min(p.uniform_width) AS width
 FROM unnest(ARRAY['ten_eytzinger', 'ten_veb', 'ten_btorder', 'ten_blocked', 'ten_none']) i,
@@ -65,7 +65,7 @@ END
 $$;
 SELECT each_table('CREATE TABLE $T AS SELECT * FROM src');
 CREATE INDEX lt_btree_k ON lt_btree USING btree (k);
-CREATE INDEX lt_none_k ON lt_none USING btlayout (k);
+CREATE INDEX lt_none_k ON lt_none USING btlayout (k) WITH (layout = none);
 CREATE INDEX lt_eytzinger_k ON lt_eytzinger USING btlayout (k) WITH (layout = eytzinger);
 CREATE INDEX lt_veb_k ON lt_veb USING btlayout (k) WITH (layout = veb);
 CREATE INDEX lt_btorder_k ON lt_btorder USING btlayout (k) WITH (layout = btorder);

@@ -54,7 +54,7 @@ typedef struct BtlOptions
 	bool		prefetch;		/* prefetch in the layout-directed search */
 } BtlOptions;
 
-#define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_NONE
+#define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
 
 /*
  * Bytes per cache line: layouts align their units to it, and pad a page by
