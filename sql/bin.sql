@@ -207,7 +207,8 @@ SET btlayout.compare_isa = 'portable';
 SET btlayout.compare_isa = 'neon';
 
 -- Collations other than "C" are refused, with a hint
-CREATE TABLE coll (t text, b bpchar, v varchar);
+CREATE TABLE coll (t text COLLATE "en-x-icu", b bpchar COLLATE "und-x-icu",
+                   v varchar COLLATE "und-x-icu");
 CREATE INDEX ON coll USING btlayout (t text_bin_ops);
 CREATE INDEX ON coll USING btlayout (t COLLATE "und-x-icu" text_bin_ops);
 CREATE INDEX ON coll USING btlayout (b bpchar_bin_ops);
