@@ -687,7 +687,32 @@ our $current_op = 0;    # for the report of a lost session
 
 # Run statements in one round trip; returns one hash per statement:
 # out (its rows), state (SQLSTATE), rows (ROW_COUNT), err (its stderr)
+#
+# Round trips are kept below 32 kB, half a pipe's buffer: a larger one made
+# IPC::Run fail a write with EAGAIN ("ack Resource temporarily unavailable")
+# after 202,996 operations of a long run, once psql's output had filled the
+# other pipe.
 sub run
+{
+	my @res;
+	my @chunk;
+	my $size = 0;
+	for my $stmt (@_)
+	{
+		if (@chunk && $size + length($stmt) > 32768)
+		{
+			push @res, run_batch(@chunk);
+			@chunk = ();
+			$size = 0;
+		}
+		push @chunk, $stmt;
+		$size += length($stmt);
+	}
+	push @res, run_batch(@chunk) if @chunk;
+	return @res;
+}
+
+sub run_batch
 {
 	my @stmts = @_;
 	my $batch = join('', map { "$_;\n\\echo '\@\@E' :SQLSTATE :ROW_COUNT\n\\warn '\@\@W'\n" } @stmts);
