@@ -16,7 +16,7 @@
 #   4. prints a last line "N passed, M failed" and exits non-zero if anything
 #      failed or if nothing ran.
 #
-# Counting: one per unit test program, one for the benchmark's smoke run,
+# Counting: one per unit test program, one per benchmark smoke run,
 # one per pg_regress test (the
 # pg_regress tests run twice: as they are, and with btlayout.prefetch off),
 # one per isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
@@ -341,21 +341,25 @@ run_unit()
 	done
 }
 
-# The benchmark's smoke mode: a tiny throwaway cluster, every workload and
-# variant once (scripts/bench.sh builds and installs from the scratch copy)
+# The benchmarks' smoke modes: tiny throwaway clusters, every workload and
+# variant once (scripts/bench.sh builds and installs from the scratch copy;
+# bench/text.sh, the text-key probes, uses that installation)
 run_bench_smoke()
 {
-	local rc=0
+	local cmd rc
 
-	log "bench: scripts/bench.sh --smoke"
-	as_root "$TREE/scripts/bench.sh" --smoke --no-install \
-		--out "$SCRATCH/bench-results" >"$SCRATCH/bench.log" 2>&1 || rc=$?
-	tail -n 12 "$SCRATCH/bench.log"
-	if ((rc == 0)); then
-		PASSED=$((PASSED + 1))
-	else
-		fail_step "bench: scripts/bench.sh --smoke (status $rc)"
-	fi
+	for cmd in "scripts/bench.sh --smoke --no-install" "bench/text.sh --smoke --no-install --no-build"; do
+		rc=0
+		log "bench: $cmd"
+		# shellcheck disable=SC2086 # cmd is a command line
+		as_root "$TREE"/$cmd --out "$SCRATCH/bench-results" >"$SCRATCH/bench.log" 2>&1 || rc=$?
+		tail -n 12 "$SCRATCH/bench.log"
+		if ((rc == 0)); then
+			PASSED=$((PASSED + 1))
+		else
+			fail_step "bench: $cmd (status $rc)"
+		fi
+	done
 }
 
 #-----------------------------------------------------------------------

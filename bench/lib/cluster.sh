@@ -111,9 +111,12 @@ hugepages_restore() {
 }
 
 # cluster_create: initdb in a fresh temporary directory, configure, start.
+# The database default collation is "C" unless INITDB_LOCALE (initdb's
+# locale options) says otherwise.
 cluster_create() {
 	local sb=$1
-	as_pg "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres -A trust -E UTF8 --locale=C \
+	# shellcheck disable=SC2086 # INITDB_LOCALE holds several options
+	as_pg "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres -A trust -E UTF8 ${INITDB_LOCALE:---locale=C} \
 		--no-sync >>"$LOG" 2>&1 || die "initdb failed (see $LOG)"
 	# Settings: see bench/README.md ("Server settings") for the why of each.
 	cat >>"$PGDATA_DIR/postgresql.conf" <<-EOF
