@@ -5,9 +5,10 @@
  *	  instruction set, and the choice among them.
  *
  * Every function compares n > 16 bytes and returns memcmp()'s sign.  Each
- * compares whole words or vectors from the start while they fit, then one
- * last word or vector that ends at byte n (overlapping bytes already known
- * equal), so none reads outside the inputs.  The first differing byte is
+ * compares whole words, or pairs of vectors (the mask of equal bytes of
+ * both checked at once), from the start while more than that is left, then
+ * the last ones, ending at byte n (overlapping bytes already known equal),
+ * so none reads outside the inputs.  The first differing byte is
  * found from a mask of equal bytes (vectors) or by byte-swapping the two
  * words to big-endian (portable).
  *
@@ -81,100 +82,126 @@ first_difference(const unsigned char *a, const unsigned char *b, uint32 ne_mask)
 	return a[k] < b[k] ? -1 : 1;
 }
 
-/* SSE: 16-byte vectors */
-__attribute__((target("sse4.2")))
-static int
-bytes_cmp_sse42(const unsigned char *a, const unsigned char *b, size_t n)
+#define SSE_TARGET __attribute__((target("sse4.2")))
+#define AVX_TARGET __attribute__((target("avx2")))
+
+/* Masks of the equal bytes of 16 and 32 bytes */
+SSE_TARGET static inline uint32
+eq_mask16(const unsigned char *a, const unsigned char *b)
 {
-	size_t		i = 0;
-
-	for (;;)
-	{
-		__m128i		va;
-		__m128i		vb;
-		uint32		ne;
-
-		if (i + 16 > n)
-			i = n - 16;
-		va = _mm_loadu_si128((const __m128i *) (a + i));
-		vb = _mm_loadu_si128((const __m128i *) (b + i));
-		ne = ~(uint32) _mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) & 0xFFFF;
-		if (ne != 0)
-			return first_difference(a + i, b + i, ne);
-		if (i + 16 == n)
-			return 0;
-		i += 16;
-	}
+	return (uint32) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *) a),
+													 _mm_loadu_si128((const __m128i *) b)));
 }
 
-__attribute__((target("sse4.2")))
-static bool
+AVX_TARGET static inline uint32
+eq_mask32(const unsigned char *a, const unsigned char *b)
+{
+	return (uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *) a),
+														   _mm256_loadu_si256((const __m256i *) b)));
+}
+
+#define ALL16	0xFFFFu
+#define ALL32	0xFFFFFFFFu
+
+/* 16 < n <= 32 bytes: the first 16 and the last 16 */
+SSE_TARGET static inline int
+cmp_upto32(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	uint32		m = eq_mask16(a, b);
+
+	if (m != ALL16)
+		return first_difference(a, b, ~m & ALL16);
+	m = eq_mask16(a + n - 16, b + n - 16);
+	return m != ALL16 ? first_difference(a + n - 16, b + n - 16, ~m & ALL16) : 0;
+}
+
+/*
+ * SSE: 32 bytes (two vectors) per step while more than 32 are left, then
+ * the last 32, overlapping bytes known to be equal.
+ */
+SSE_TARGET static int
+bytes_cmp_sse42(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; n - i > 32; i += 32)
+	{
+		uint32		m0 = eq_mask16(a + i, b + i);
+		uint32		m1 = eq_mask16(a + i + 16, b + i + 16);
+
+		if ((m0 & m1) != ALL16)
+			return m0 != ALL16 ? first_difference(a + i, b + i, ~m0 & ALL16) :
+				first_difference(a + i + 16, b + i + 16, ~m1 & ALL16);
+	}
+	return i == 0 ? cmp_upto32(a, b, n) : cmp_upto32(a + n - 32, b + n - 32, 32);
+}
+
+SSE_TARGET static bool
 bytes_eq_sse42(const unsigned char *a, const unsigned char *b, size_t n)
 {
 	size_t		i;
-	__m128i		va;
-	__m128i		vb;
 
-	for (i = 0; i + 16 < n; i += 16)
-	{
-		va = _mm_loadu_si128((const __m128i *) (a + i));
-		vb = _mm_loadu_si128((const __m128i *) (b + i));
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) != 0xFFFF)
+	for (i = 0; n - i > 32; i += 32)
+		if ((eq_mask16(a + i, b + i) & eq_mask16(a + i + 16, b + i + 16)) != ALL16)
 			return false;
+	if (i > 0)
+	{
+		a += n - 32;
+		b += n - 32;
+		n = 32;
 	}
-	va = _mm_loadu_si128((const __m128i *) (a + n - 16));
-	vb = _mm_loadu_si128((const __m128i *) (b + n - 16));
-	return _mm_movemask_epi8(_mm_cmpeq_epi8(va, vb)) == 0xFFFF;
+	return (eq_mask16(a, b) & eq_mask16(a + n - 16, b + n - 16)) == ALL16;
 }
 
-/* AVX2: 32-byte vectors; 17 to 32 bytes take the 16-byte path */
-__attribute__((target("avx2")))
-static int
+/* 32 < n <= 64 bytes: the first 32 and the last 32 */
+AVX_TARGET static inline int
+cmp_upto64(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	uint32		m = eq_mask32(a, b);
+
+	if (m != ALL32)
+		return first_difference(a, b, ~m);
+	m = eq_mask32(a + n - 32, b + n - 32);
+	return m != ALL32 ? first_difference(a + n - 32, b + n - 32, ~m) : 0;
+}
+
+/* AVX2: the same with 32-byte vectors; up to 32 bytes as SSE does */
+AVX_TARGET static int
 bytes_cmp_avx2(const unsigned char *a, const unsigned char *b, size_t n)
 {
-	size_t		i = 0;
+	size_t		i;
 
-	if (n < 32)
-		return bytes_cmp_sse42(a, b, n);
-	for (;;)
+	if (n <= 32)
+		return cmp_upto32(a, b, n);
+	for (i = 0; n - i > 64; i += 64)
 	{
-		__m256i		va;
-		__m256i		vb;
-		uint32		ne;
+		uint32		m0 = eq_mask32(a + i, b + i);
+		uint32		m1 = eq_mask32(a + i + 32, b + i + 32);
 
-		if (i + 32 > n)
-			i = n - 32;
-		va = _mm256_loadu_si256((const __m256i *) (a + i));
-		vb = _mm256_loadu_si256((const __m256i *) (b + i));
-		ne = ~(uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb));
-		if (ne != 0)
-			return first_difference(a + i, b + i, ne);
-		if (i + 32 == n)
-			return 0;
-		i += 32;
+		if ((m0 & m1) != ALL32)
+			return m0 != ALL32 ? first_difference(a + i, b + i, ~m0) :
+				first_difference(a + i + 32, b + i + 32, ~m1);
 	}
+	return i == 0 ? cmp_upto64(a, b, n) : cmp_upto64(a + n - 64, b + n - 64, 64);
 }
 
-__attribute__((target("avx2")))
-static bool
+AVX_TARGET static bool
 bytes_eq_avx2(const unsigned char *a, const unsigned char *b, size_t n)
 {
 	size_t		i;
-	__m256i		va;
-	__m256i		vb;
 
-	if (n < 32)
-		return bytes_eq_sse42(a, b, n);
-	for (i = 0; i + 32 < n; i += 32)
-	{
-		va = _mm256_loadu_si256((const __m256i *) (a + i));
-		vb = _mm256_loadu_si256((const __m256i *) (b + i));
-		if ((uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb)) != 0xFFFFFFFF)
+	if (n <= 32)
+		return (eq_mask16(a, b) & eq_mask16(a + n - 16, b + n - 16)) == ALL16;
+	for (i = 0; n - i > 64; i += 64)
+		if ((eq_mask32(a + i, b + i) & eq_mask32(a + i + 32, b + i + 32)) != ALL32)
 			return false;
+	if (i > 0)
+	{
+		a += n - 64;
+		b += n - 64;
+		n = 64;
 	}
-	va = _mm256_loadu_si256((const __m256i *) (a + n - 32));
-	vb = _mm256_loadu_si256((const __m256i *) (b + n - 32));
-	return (uint32) _mm256_movemask_epi8(_mm256_cmpeq_epi8(va, vb)) == 0xFFFFFFFF;
+	return (eq_mask32(a, b) & eq_mask32(a + n - 32, b + n - 32)) == ALL32;
 }
 
 /* What the CPU and the OS support */
