@@ -343,12 +343,14 @@ run_unit()
 
 # The benchmarks' smoke modes: tiny throwaway clusters, every workload and
 # variant once (scripts/bench.sh builds and installs from the scratch copy;
-# bench/text.sh, the text-key probes, uses that installation)
+# bench/text.sh, the text-key probes, uses that installation), and one
+# round of the compare core's microbenchmark
 run_bench_smoke()
 {
 	local cmd rc
 
-	for cmd in "scripts/bench.sh --smoke --no-install" "bench/text.sh --smoke --no-install --no-build"; do
+	for cmd in "scripts/bench.sh --smoke --no-install" "bench/text.sh --smoke --no-install --no-build" \
+		"bench/compare/run.sh --rounds 1 --no-install"; do
 		rc=0
 		log "bench: $cmd"
 		# shellcheck disable=SC2086 # cmd is a command line

@@ -9,9 +9,10 @@
 # a throwaway cluster (bench/lib/), interleaving every implementation within
 # each round, and prints a Markdown table of medians [min-max] over the
 # rounds, with each implementation's median time relative to the compare
-# core's best level.  Also written to bench/results/<timestamp>-compare.md.
+# core's best level.  Also written to bench/results/<timestamp>-compare.md
+# (or under --out).
 #
-# Usage: bench/compare/run.sh [--rounds N] [--no-install]
+# Usage: bench/compare/run.sh [--rounds N] [--no-install] [--out DIR]
 set -euo pipefail
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,6 +23,7 @@ DB=postgres
 ROUNDS=5
 INSTALL=1
 KEEP=0
+OUTDIR=$BENCH/results
 LENGTHS="1,4,8,13,16,32,65,100,1000,10000"
 IMPLS="core,memcmp,portable,sse4.2,avx2"
 
@@ -35,6 +37,7 @@ while (($#)); do
 	case $1 in
 		--rounds) ROUNDS=$2; shift ;;
 		--no-install) INSTALL=0 ;;
+		--out) OUTDIR=$2; shift ;;
 		-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 		*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -47,8 +50,8 @@ fi
 
 main() {
 	local out
-	mkdir -p "$BENCH/results"
-	out=$BENCH/results/$(date +%Y%m%d-%H%M%S)-compare.md
+	mkdir -p "$OUTDIR"
+	out=$OUTDIR/$(date +%Y%m%d-%H%M%S)-compare.md
 	LOG=$out.log
 	: >"$LOG"
 	trap cleanup EXIT
