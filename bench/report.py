@@ -9,7 +9,10 @@ writes:
 
   summary.csv  one row per (workload, metric, variant): rounds, median, min,
                max, and the ratio variant/btree computed per round (same
-               round, same workload) then summarised as median, min, max
+               round, same workload) then summarised as median, min, max;
+               where the workload has the variant btree-icu (probe-text:
+               core btree in the database default collation), the same
+               ratio to it (ratio2_*)
   report.md    the Markdown report (results table, setup, chart)
   ratios.png   ratio to btree per workload and variant, bars at the median
                ratio, error bars from the min to the max ratio
@@ -25,7 +28,14 @@ import sys
 from collections import OrderedDict, defaultdict
 
 BASELINE = "btree"
-WORKLOAD_ORDER = ["probe-nl", "probe-batch", "select", "range", "write", "build", "load"]
+# The second reference of the workloads that have it (probe-text-*): core
+# btree in the database default collation; BASELINE is btree under "C" there.
+BASELINE2 = "btree-icu"
+WORKLOAD_ORDER = ["probe-nl", "probe-text-*", "probe-batch", "select", "range", "write", "build", "load"]
+# probe-text: the target of the BIN-collation issue, btlayout / btree "C"
+TEXT_TARGET = 1.5
+TEXT_METRIC_ORDER = ["lookups_per_s", "wall_s", "text_build_s", "text_size_mb", "laid_out_pct",
+                     "uniform_width_pct"]
 
 # metric -> (label, higher_is_better, in the chart)
 METRICS = {
@@ -39,7 +49,17 @@ METRICS = {
     "relayout_s": ("btlayout_relayout() after the run (s)", False, False),
     "relayout_pages": ("pages rewritten by btlayout_relayout()", False, False),
     "laid_out_pct": ("pages in layout (%)", True, False),
+    "uniform_width_pct": ("pages of uniform key width (%)", True, False),
+    "text_build_s": ("CREATE INDEX (s)", False, True),
+    "text_size_mb": ("index size (MB)", False, False),
 }
+
+
+def workload_rank(w):
+    for i, pat in enumerate(WORKLOAD_ORDER):
+        if w == pat or (pat.endswith("*") and w.startswith(pat[:-1])):
+            return i
+    return len(WORKLOAD_ORDER)
 
 
 def metric_info(metric):
@@ -107,23 +127,32 @@ def summarise(rows):
             keys.append((w, m))
         values[(w, m, v)][rnd] = x
 
-    def key_order(wm):
-        w, m = wm
-        wi = WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else len(WORKLOAD_ORDER)
-        return (wi, keys.index(wm))
+    first = {}
+    for i, (w, m) in enumerate(keys):
+        first.setdefault(w, i)
 
-    if BASELINE in variants:
-        variants.remove(BASELINE)
-        variants.insert(0, BASELINE)
+    def key_order(wm):
+        # probe-text-*: dataset by dataset, lookups first; otherwise the
+        # order of the raw rows
+        w, m = wm
+        mr = TEXT_METRIC_ORDER.index(m) if w.startswith("probe-text-") and m in TEXT_METRIC_ORDER else 0
+        return (workload_rank(w), first[w], mr, keys.index(wm))
+
+    for b in (BASELINE2, BASELINE):
+        if b in variants:
+            variants.remove(b)
+            variants.insert(0, b)
     out = []
     for w, m in sorted(keys, key=key_order):
         base = values.get((w, m, BASELINE), {})
+        base2 = values.get((w, m, BASELINE2), {})
         for v in variants:
             per_round = values.get((w, m, v))
             if not per_round:
                 continue
             xs = list(per_round.values())
             ratios = [per_round[r] / base[r] for r in sorted(per_round) if r in base and base[r] != 0]
+            ratios2 = [per_round[r] / base2[r] for r in sorted(per_round) if r in base2 and base2[r] != 0]
             label, higher, in_chart = metric_info(m)
             out.append(
                 {
@@ -137,6 +166,9 @@ def summarise(rows):
                     "ratio_median": statistics.median(ratios) if ratios else None,
                     "ratio_min": min(ratios) if ratios else None,
                     "ratio_max": max(ratios) if ratios else None,
+                    "ratio2_median": statistics.median(ratios2) if ratios2 else None,
+                    "ratio2_min": min(ratios2) if ratios2 else None,
+                    "ratio2_max": max(ratios2) if ratios2 else None,
                     "higher_is_better": higher,
                     "label": label,
                     "in_chart": in_chart,
@@ -147,7 +179,8 @@ def summarise(rows):
 
 def write_summary_csv(path, summary):
     cols = ["workload", "metric", "variant", "rounds", "median", "min", "max",
-            "ratio_median", "ratio_min", "ratio_max", "higher_is_better"]
+            "ratio_median", "ratio_min", "ratio_max", "higher_is_better",
+            "ratio2_median", "ratio2_min", "ratio2_max"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         wr = csv.writer(f)
         wr.writerow(cols)
@@ -214,8 +247,8 @@ def draw_chart(path, summary):
         ax.grid(axis="x", alpha=0.3)
     for gi in range(len(groups), nrows * ncols):
         axes[gi // ncols][gi % ncols].axis("off")
-    fig.suptitle("Ratio to core %s, same round: bar = median over rounds, error bar = min-max\n"
-                 "\u2191 higher is better, \u2193 lower is better" % BASELINE, fontsize=10)
+    fig.suptitle("Ratio to core %s (probe-text: under COLLATE \"C\"), same round: bar = median over rounds, "
+                 "error bar = min-max\n\u2191 higher is better, \u2193 lower is better" % BASELINE, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -241,27 +274,75 @@ def headline(summary, meta):
     return lines
 
 
+def headline_text(summary):
+    """probe-text: per dataset, the references and every variant's ratios to
+    both, and whether the best btlayout variant reaches TEXT_TARGET."""
+    lines = []
+    rows = [s for s in summary if s["workload"].startswith("probe-text-") and s["metric"] == "lookups_per_s"]
+    datasets = []
+    for s in rows:
+        if s["workload"] not in datasets:
+            datasets.append(s["workload"])
+    if not datasets:
+        return lines
+    lines += ["", "**Headline, probe-text** (lookups/s, median; ratio to btree COLLATE \"C\" "
+              "and to btree in the default collation, per round, median [min-max]; target %.1fx btree \"C\"):"
+              % TEXT_TARGET, "",
+              "| dataset | variant | lookups/s | ratio to btree \"C\" | ratio to %s |" % BASELINE2,
+              "|---|---|---:|---|---|"]
+    for w in datasets:
+        first = True
+        best = None
+        for s in rows:
+            if s["workload"] != w:
+                continue
+            r1 = "1" if s["variant"] == BASELINE else fmt_ratio(s["ratio_median"], s["ratio_min"], s["ratio_max"])
+            r2 = "1" if s["variant"] == BASELINE2 else fmt_ratio(s["ratio2_median"], s["ratio2_min"], s["ratio2_max"])
+            if s["variant"] not in (BASELINE, BASELINE2) and s["ratio_median"] is not None:
+                r1 = "**%s**" % r1
+                if best is None or s["ratio_median"] > best["ratio_median"]:
+                    best = s
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                w[len("probe-text-"):] if first else "", s["variant"], fmt(s["median"]), r1, r2))
+            first = False
+        if best is not None:
+            lines.append("| | best: %s | | %.2fx: target %.1fx %s | |" % (
+                best["variant"], best["ratio_median"], TEXT_TARGET,
+                "met" if best["ratio_median"] >= TEXT_TARGET else "not met"))
+    return lines
+
+
 def write_report(path, summary, meta, chart_note, nrounds):
     md = ["# btlayout benchmark", ""]
     if "mode" in meta:
         md += ["> **%s**" % meta["mode"], ""]
     md += ["%s; `%s`" % (meta.get("date", "?"), meta.get("command", "?")), ""]
     md += headline(summary, meta)
+    md += headline_text(summary)
     md += ["", "## Results", "",
            "Median, min and max over %d measured rounds (warm-up round discarded); *load* rows are "
            "measured once, while loading. "
            "*ratio* = variant / btree computed within each round, then median [min-max] over the rounds. "
-           "\u2191 higher is better, \u2193 lower is better." % nrounds, "",
-           "| workload | metric | variant | median | min | max | ratio to btree |",
-           "|---|---|---|---:|---:|---:|---|"]
+           "\u2191 higher is better, \u2193 lower is better." % nrounds, ""]
+    has2 = any(s["ratio2_median"] is not None for s in summary)
+    if has2:
+        md += ["probe-text-*: btree is core btree under COLLATE \"C\", %s core btree in the database default "
+               "collation; their build, size and layout rows are measured once, at load." % BASELINE2, ""]
+    md += ["| workload | metric | variant | median | min | max | ratio to btree |%s" % (
+               " ratio to %s |" % BASELINE2 if has2 else ""),
+           "|---|---|---|---:|---:|---:|---|%s" % ("---|" if has2 else "")]
     last = None
     for s in summary:
         wm = (s["workload"], s["metric"])
         w, m = ("", "") if wm == last else (s["workload"], "%s %s" % (s["label"], "\u2191" if s["higher_is_better"] else "\u2193"))
         last = wm
         ratio = "1" if s["variant"] == BASELINE else fmt_ratio(s["ratio_median"], s["ratio_min"], s["ratio_max"])
-        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            w, m, s["variant"], fmt(s["median"]), fmt(s["min"]), fmt(s["max"]), ratio))
+        row = "| %s | %s | %s | %s | %s | %s | %s |" % (
+            w, m, s["variant"], fmt(s["median"]), fmt(s["min"]), fmt(s["max"]), ratio)
+        if has2:
+            row += " %s |" % ("1" if s["variant"] == BASELINE2 else
+                              fmt_ratio(s["ratio2_median"], s["ratio2_min"], s["ratio2_max"]))
+        md.append(row)
     md += ["", "## Setup", "", "| | |", "|---|---|"]
     for k, v in meta.items():
         if k in ("mode",):

@@ -39,18 +39,30 @@ Data and length:
   --probes N         keys probed by probe-nl                   [1000000]
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
+  --text-keys N      keys per dataset of probe-text            [= scale*100000]
+  --text-datasets a,b  of: code md5 url                        [all]
 
 What to run:
   --variants a,b,c   variants from bench/variants.conf (btree is always
                      added: it is the baseline) [every one the installed
                      btlayout accepts, but those marked "no" in its default
                      column: the prefetch-off ones]
-  --workloads a,b,c  of: build select probe-batch probe-nl range write [all]
+  --text-variants a,b  variants of probe-text from bench/variants-text.conf
+                     (btree and btree-icu are always added: the references)
+                     [every one the installed btlayout accepts, but those
+                     marked "no"]
+  --workloads a,b,c  of: build select probe-batch probe-nl range write
+                     probe-text [all but probe-text; with --smoke all]
+                     probe-text: --probes random keys of text datasets (code,
+                     md5, url) in nested-loop index-only scans, btlayout's
+                     text classes against btree under COLLATE "C" and in the
+                     database default collation (ICU: with probe-text the
+                     cluster is created with an ICU default collation)
   --smoke            tiny and quick (scale 1, 1 round after the warm-up,
                      300 transactions per pgbench run instead of a duration,
-                     5000 probes): checks that everything works, the
-                     numbers mean nothing.  Options given with it override
-                     its scale, rounds and probes.
+                     5000 probes, 20000 text keys): checks that everything
+                     works, the numbers mean nothing.  Options given with it
+                     override its scale, rounds, probes and text keys.
   --pgo              also build btlayout with profile-guided optimisation
                      (training on a workload that is not measured) and add
                      the variant btlayout-pgo
@@ -85,6 +97,14 @@ CLIENTS=$(nproc)
 RANGE_WIDTH=100
 VARIANTS_OPT=
 WORKLOADS_OPT=
+TEXT_KEYS=
+TEXT_DATASETS_OPT=
+TEXT_VARIANTS_OPT=
+SKIPPED_VARIANTS=
+SKIPPED_TEXT_VARIANTS=
+# The database default collation of a cluster that runs probe-text: ICU's
+# en-US (the root collation's rules; the OS here has no libc locale but C).
+TEXT_INITDB_LOCALE="--locale=C --locale-provider=icu --icu-locale=en-US"
 SMOKE=0
 SMOKE_TRANSACTIONS=300
 PGO=0
@@ -101,7 +121,7 @@ need_int() { [[ $2 =~ ^[0-9]+$ ]] || { echo "bench.sh: $1 needs a whole number, 
 # --smoke first, so that explicit options given with it win.
 for a in "$@"; do
 	if [[ $a == --smoke ]]; then
-		SMOKE=1 SCALE=1 ROUNDS=1 DURATION=1 WARMUP_DURATION=1 PROBES=5000 PGO_TRAIN_SECONDS=4
+		SMOKE=1 SCALE=1 ROUNDS=1 DURATION=1 WARMUP_DURATION=1 PROBES=5000 PGO_TRAIN_SECONDS=4 TEXT_KEYS=20000
 		SMOKE_TRANSACTIONS=300
 	fi
 done
@@ -117,6 +137,9 @@ while (($#)); do
 	--batch) need_arg "$@"; need_int "$1" "$2"; BATCH=$2; shift ;;
 	--clients) need_arg "$@"; need_int "$1" "$2"; CLIENTS=$2; shift ;;
 	--variants) need_arg "$@"; VARIANTS_OPT=$2; shift ;;
+	--text-keys) need_arg "$@"; need_int "$1" "$2"; TEXT_KEYS=$2; shift ;;
+	--text-datasets) need_arg "$@"; TEXT_DATASETS_OPT=$2; shift ;;
+	--text-variants) need_arg "$@"; TEXT_VARIANTS_OPT=$2; shift ;;
 	--workloads) need_arg "$@"; WORKLOADS_OPT=$2; shift ;;
 	--smoke) ;;
 	--pgo) PGO=1 ;;
@@ -134,6 +157,8 @@ done
 [[ -n $DURATION ]] && WARMUP_DURATION=${WARMUP_DURATION:-$DURATION}
 ((SCALE >= 1 && ROUNDS >= 1 && ${DURATION:-1} >= 1 && ${WARMUP_DURATION:-1} >= 1 && PROBES >= 1 &&
 	BATCH >= 1 && CLIENTS >= 1 && BUDGET >= 1)) || { echo "bench.sh: scale, rounds, durations, probes, batch, clients and budget must be >= 1" >&2; exit 2; }
+TEXT_KEYS=${TEXT_KEYS:-$((SCALE * 100000))}
+((TEXT_KEYS >= 1)) || { echo "bench.sh: --text-keys must be >= 1" >&2; exit 2; }
 
 if [[ -n $REPORT_ONLY ]]; then
 	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
@@ -155,6 +180,12 @@ source "$BENCH/lib/workloads.sh"
 source "$BENCH/lib/pgo.sh"
 
 has_workload() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]]; }
+# has_int_workloads: is any workload on the integer tables selected?
+has_int_workloads() {
+	local w
+	for w in "${WORKLOADS[@]}"; do [[ $INT_WORKLOADS == *" $w "* ]] && return 0; done
+	return 1
+}
 
 # --- which variants and workloads ---------------------------------------------
 
@@ -163,8 +194,9 @@ resolve_workloads() {
 	local w a ok
 	WORKLOADS=()
 	if [[ -z $WORKLOADS_OPT ]]; then
-		WORKLOADS=("${ALL_WORKLOADS[@]}")
-		return
+		WORKLOADS=("${DEFAULT_WORKLOADS[@]}")
+		((SMOKE)) && WORKLOADS=("${ALL_WORKLOADS[@]}")
+		return 0
 	fi
 	for w in ${WORKLOADS_OPT//,/ }; do
 		ok=0
@@ -214,6 +246,64 @@ resolve_variants() {
 	SKIPPED_VARIANTS=${skipped[*]:-}
 }
 
+# resolve_text: TEXT_DATASETS from --text-datasets; TEXT_VARIANTS = the
+# requested text variants that work here (keys "text:<name>").  The two
+# references and explicitly requested ones must work; the others are skipped
+# with the server's message (text_bin_ops before the BIN classes exist).
+resolve_text() {
+	local v k wanted=() required=" text:btree text:btree-icu " skipped=()
+	wanted=(text:btree text:btree-icu)
+	if [[ -n $TEXT_VARIANTS_OPT ]]; then
+		for v in ${TEXT_VARIANTS_OPT//,/ }; do
+			k=text:$v
+			[[ -n ${V_DDL[$k]:-} ]] || die "unknown text variant '$v' (see bench/variants-text.conf)"
+			[[ $v == btree || $v == btree-icu ]] && continue
+			[[ ${V_BUILD[$k]} == pgo && $PGO == 0 ]] && die "text variant $v needs --pgo"
+			wanted+=("$k")
+			required+="$k "
+		done
+	else
+		for k in "${TEXT_CONF_VARIANTS[@]}"; do
+			[[ $k == text:btree || $k == text:btree-icu ]] && continue
+			[[ ${V_BUILD[$k]} == pgo && $PGO == 0 ]] && continue
+			[[ ${V_DEFAULT[$k]} == no ]] && continue
+			wanted+=("$k")
+		done
+	fi
+	TEXT_VARIANTS=()
+	for k in "${wanted[@]}"; do
+		if variant_works "$k"; then
+			TEXT_VARIANTS+=("$k")
+		elif [[ $required == *" $k "* ]]; then
+			die "text variant $(vname "$k") does not work here: $VARIANT_ERR"
+		else
+			skipped+=("$(vname "$k")")
+			log "text variants: skipping $(vname "$k") (${VARIANT_ERR#ERROR:  })"
+		fi
+	done
+	log "text variants: $(for k in "${TEXT_VARIANTS[@]}"; do printf '%s ' "$(vname "$k")"; done)"
+	log "text datasets: ${TEXT_DATASETS[*]}, $TEXT_KEYS keys each"
+	SKIPPED_TEXT_VARIANTS=${skipped[*]:-}
+}
+
+# text_estimate -> minutes probe-text takes, from a cost model measured at
+# 200k keys on 2 cores (a busy machine) and scaled by k log k: per million
+# keys ~4 s to load a dataset, ~1.1 (code), 1.8 (md5), 2.0 (url) s per "C"
+# index build (btree and btlayout alike), 1.3, 2.5, 5.3 s for the ICU btree;
+# 4-5 us per probe at 10M keys, and ~0.5 s per run for the plan check.
+text_estimate() {
+	local ds nv=${#TEXT_VARIANTS[@]} total=0 t
+	for ds in "${TEXT_DATASETS[@]}"; do
+		t=$(awk -v k="$TEXT_KEYS" -v nv="$nv" -v p="$PROBES" -v r="$ROUNDS" -v ds="$ds" 'BEGIN {
+			m = k / 1e6; f = log(k > 1e4 ? k : 1e4) / log(1e7)
+			cb = (ds == "code" ? 1.1 : (ds == "md5" ? 1.8 : 2.0)); ib = (ds == "code" ? 1.3 : (ds == "md5" ? 2.5 : 5.3))
+			us = (ds == "code" ? 4 : (ds == "md5" ? 4.5 : 5))
+			printf "%.0f", 4 * m + m * f * ((nv - 1) * cb + ib) + (r + 1) * nv * (0.5 + p * us * f / 1e6) }')
+		total=$((total + t))
+	done
+	awk -v s="$total" 'BEGIN { printf "%.0f", s / 60 }'
+}
+
 # plan_duration: with no --duration, the run length that makes the whole
 # benchmark take about BUDGET minutes, from a cost model of everything that
 # is not a timed pgbench run (per variant at scale 100, measured on 2 cores:
@@ -228,6 +318,7 @@ plan_duration() {
 		done
 	done
 	setup=$(awk -v s="$SCALE" -v n="$nv" 'BEGIN { print 15 + s / 100 * (45 + 20 * n) }')
+	has_int_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
 		DURATION=5
@@ -269,22 +360,24 @@ write_meta() {
 	meta "kernel" "$(uname -r)"
 	meta "postgresql" "$(sql 'SELECT version()')"
 	meta "settings" "$settings"
-	meta "huge pages" "${HUGEPAGES:-0} of 2 MB reserved, $(awk '/^HugePages_(Total|Free|Rsvd):/ { v[$1] = $2 } END { print v["HugePages_Total:"] - v["HugePages_Free:"] + v["HugePages_Rsvd:"] }' /proc/meminfo) taken by the server"
+	meta "huge pages" "${HUGEPAGES:-0} of 2 MB reserved, $(awk '/^HugePages_(Total|Free|Rsvd):/ { v[$1] = $2 } END { print v["HugePages_Total:"] - v["HugePages_Free:"] + v["HugePages_Rsvd:"] }' /proc/meminfo) taken (by all servers on the machine)"
 	meta "git" "$git_rev"
 	meta "btlayout.so" "$MODULE_INFO"
 	[[ -n $PGO_INFO ]] && meta "pgo" "$PGO_INFO"
-	meta "scale" "$SCALE ($ROWS rows in pgbench_accounts and in probe_t, $WROWS in write_t)"
 	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round"
-	if ((SMOKE)); then
-		meta "duration" "$SMOKE_TRANSACTIONS transactions per client per pgbench run (smoke)"
-	else
-		meta "duration" "$DURATION s per pgbench run (warm-up round: $WARMUP_DURATION s)"
-	fi
-	meta "probe-nl" "$PROBES random keys, nested loop, index-only scan (hash: index scan)"
-	meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
-	meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
-	meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
 	meta "workloads" "${WORKLOADS[*]}"
+	if has_int_workloads; then
+		meta "scale" "$SCALE ($ROWS rows in pgbench_accounts and in probe_t, $WROWS in write_t)"
+		if ((SMOKE)); then
+			meta "duration" "$SMOKE_TRANSACTIONS transactions per client per pgbench run (smoke)"
+		else
+			meta "duration" "$DURATION s per pgbench run (warm-up round: $WARMUP_DURATION s)"
+		fi
+		meta "probe-nl" "$PROBES random keys, nested loop, index-only scan (hash: index scan)"
+		meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
+		meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
+		meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
+	fi
 	for v in "${VARIANTS[@]}"; do
 		if ((PGO)); then
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})} [build: ${V_BUILD[$v]}]"
@@ -293,6 +386,18 @@ write_meta() {
 		fi
 	done
 	[[ -n $SKIPPED_VARIANTS ]] && meta "skipped variants" "$SKIPPED_VARIANTS (not accepted by the installed btlayout)"
+	if has_workload probe-text; then
+		local ds ex=
+		for ds in "${TEXT_DATASETS[@]}"; do
+			ex+="${ex:+; }$ds: $(sql "SELECT string_agg(k, ', ') FROM (SELECT $(text_key_expr "$ds") AS k FROM generate_series(1::int8, 3) g) s"), ..."
+		done
+		meta "probe-text" "$TEXT_KEYS keys per dataset, one dataset at a time; $PROBES random existing keys per run, nested loop, index-only scan, joined in the collation of the index column; $ex"
+		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || daticulocale ELSE 'libc ' || datcollate END FROM pg_database WHERE datname = current_database()") (the default collation of btree-icu)"
+		for v in "${TEXT_VARIANTS[@]}"; do
+			meta "text variant $(vname "$v")" "$(ddl_for "$v" k)${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}; probes joined on p.k = q.k$(text_collate "$v")$( ((PGO)) && echo " [build: ${V_BUILD[$v]}]")"
+		done
+		[[ -n $SKIPPED_TEXT_VARIANTS ]] && meta "skipped text variants" "$SKIPPED_TEXT_VARIANTS (not accepted by the installed btlayout)"
+	fi
 	[[ $SMOKE == 1 ]] && meta "mode" "SMOKE: a functional check, the numbers mean nothing"
 	return 0
 }
@@ -327,6 +432,16 @@ main() {
 	SELECT_CLIENTS=(1)
 	((CLIENTS > 1)) && SELECT_CLIENTS+=("$CLIENTS")
 	resolve_workloads
+	TEXT_DATASETS=()
+	if has_workload probe-text; then
+		for w in ${TEXT_DATASETS_OPT//,/ }; do
+			text_key_expr "$w" >/dev/null
+			TEXT_DATASETS+=("$w")
+		done
+		((${#TEXT_DATASETS[@]})) || TEXT_DATASETS=("${TEXT_DATASETS_ALL[@]}")
+	elif [[ -n $TEXT_DATASETS_OPT$TEXT_VARIANTS_OPT ]]; then
+		warn "--text-datasets and --text-variants are for probe-text, which does not run: ignored"
+	fi
 
 	((NO_INSTALL)) || install_packages
 	((NO_BUILD)) || build_install
@@ -343,6 +458,9 @@ main() {
 	cd "$TMPD"
 	PORT=$(pick_port)
 	log "cluster: $PGDATA_DIR, port $PORT (unix socket in $SOCKDIR only)"
+	# probe-text compares with btree in the database default collation: a
+	# real (ICU) one then, instead of C
+	has_workload probe-text && INITDB_LOCALE=$TEXT_INITDB_LOCALE
 	cluster_create 128MB
 	QDB=postgres sql "CREATE DATABASE $DB" >/dev/null
 	sql "CREATE EXTENSION pg_prewarm" >/dev/null
@@ -359,13 +477,23 @@ main() {
 		((MODULE_SNAPSHOT)) || die "--pgo needs the btlayout extension"
 		pgo_prepare
 	fi
-	resolve_variants
-
-	[[ -z $DURATION ]] && plan_duration
+	VARIANTS=()
+	if has_int_workloads; then
+		resolve_variants
+		[[ -z $DURATION ]] && plan_duration
+	elif [[ -n $VARIANTS_OPT ]]; then
+		warn "--variants is for the integer workloads, none of which runs: ignored"
+	fi
+	TEXT_VARIANTS=()
+	if has_workload probe-text; then
+		load_variants "$BENCH/variants-text.conf" text: TEXT_CONF_VARIANTS
+		resolve_text
+		log "probe-text: estimate ~$(text_estimate) min (${#TEXT_DATASETS[@]} datasets of $TEXT_KEYS keys, ${#TEXT_VARIANTS[@]} variants, $((ROUNDS + 1)) rounds of $PROBES probes)"
+	fi
 
 	# Size shared_buffers for what will be loaded, then restart.
 	local sb
-	sb=$(size_shared_buffers "${#VARIANTS[@]}")
+	sb=$(size_shared_buffers "${#VARIANTS[@]}" "$( ((${#TEXT_VARIANTS[@]})) && text_need_mb "${#TEXT_VARIANTS[@]}")")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	cluster_stop
 	hugepages_reserve "$sb"
@@ -373,10 +501,13 @@ main() {
 	log "cluster: shared_buffers = $sb"
 	write_meta
 
-	load_data
-	log "setup done in $(elapsed "$t_start" "$(now_s)") s"
+	if has_int_workloads; then
+		load_data
+		log "setup done in $(elapsed "$t_start" "$(now_s)") s"
+	fi
 
 	for ((r = 0; r <= ROUNDS; r++)); do
+		has_int_workloads || break
 		dur=$DURATION
 		((r == 0)) && dur=$WARMUP_DURATION
 		RUNLEN=(-T "$dur")
@@ -401,7 +532,12 @@ main() {
 		LOADS+="${LOADS:+, }$(loadavg)"
 		log "round $r done, $(elapsed "$t_start" "$(now_s)") s since start, load average $(loadavg)"
 	done
-	meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
+	has_int_workloads && meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
+	if has_workload probe-text; then
+		# Its own tables, one dataset at a time, after the others.
+		run_probe_text
+		log "probe-text done, $(elapsed "$t_start" "$(now_s)") s since start"
+	fi
 
 	cluster_stop
 	meta "wall time" "$(awk -v s="$(elapsed "$t_start" "$(now_s)")" 'BEGIN { printf "%d min %02d s", s / 60, s % 60 }') (everything: install check, build, load, $((ROUNDS + 1)) rounds)"

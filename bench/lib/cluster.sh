@@ -64,16 +64,17 @@ pick_port() {
 	die "no free port in 5450-5459"
 }
 
-# size_shared_buffers: enough for every table and index under test, from the
-# scale and the number of variants (measured per scale unit on PostgreSQL 15:
-# pgbench_accounts 13.0 MB, probe_t 3.6 MB, an int4 btree index 2.2 MB and a
-# hash index 2.6-4 MB, two per variant; write_t and its index a tenth), plus
-# a margin, rounded up to 256 MB, capped at 60% of memory.
+# size_shared_buffers NVAR [EXTRA_MB]: enough for every table and index
+# under test, from the scale and the number of variants (measured per scale
+# unit on PostgreSQL 15: pgbench_accounts 13.0 MB, probe_t 3.6 MB, an int4
+# btree index 2.2 MB and a hash index 2.6-4 MB, two per variant; write_t and
+# its index a tenth; none of it when NVAR is 0), plus EXTRA_MB (probe-text's
+# tables), plus a margin, rounded up to 256 MB, capped at 60% of memory.
 size_shared_buffers() {
-	local nvar=$1 mem_mb need cap
+	local nvar=$1 extra=${2:-0} mem_mb need cap
 	mem_mb=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
-	need=$(awk -v s="$SCALE" -v n="$nvar" -v k="$PROBES" \
-		'BEGIN { printf "%d", s * (13.0 + 3.6 + 1.0 + n * 2 * 3.0) + k * 40 / 1e6 + 384 }')
+	need=$(awk -v s="$SCALE" -v n="$nvar" -v k="$PROBES" -v x="${extra:-0}" \
+		'BEGIN { printf "%d", (n > 0 ? s * (13.0 + 3.6 + 1.0 + n * 2 * 3.0) + k * 40 / 1e6 : 0) + x + 384 }')
 	need=$(((need + 255) / 256 * 256))
 	cap=$((mem_mb * 6 / 10))
 	if ((need > cap)); then
@@ -88,26 +89,34 @@ size_shared_buffers() {
 # them: random probes over gigabytes of buffers otherwise pay a TLB miss on
 # most page visits, which made run-to-run spread larger (measured: 1M probes
 # of 10M keys, 3 rounds, medians 4,910 -> 4,655 ms core btree and 4,013 ->
-# 3,635 ms blocked, min-max 3,175-4,296 -> 3,585-3,725 ms).  The kernel
-# setting in force before is restored at exit (hugepages_restore).
+# 3,635 ms blocked, min-max 3,175-4,296 -> 3,585-3,725 ms).  The pages are
+# added to those already reserved (another benchmark's server may hold some)
+# and exactly as many are given back at exit (hugepages_restore), so that
+# concurrent runs neither take each other's pages nor leave any behind.
 hugepages_reserve() {
-	local mb=${1%MB} want got
+	local mb=${1%MB} want cur got
 	[[ -w /proc/sys/vm/nr_hugepages ]] || { warn "cannot reserve huge pages (not root)"; return 0; }
-	HUGEPAGES_BEFORE=$(cat /proc/sys/vm/nr_hugepages)
 	want=$((mb / 2 + mb / 64 + 64))
-	echo "$want" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-	got=$(cat /proc/sys/vm/nr_hugepages)
+	cur=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((cur + want)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	got=$(($(cat /proc/sys/vm/nr_hugepages) - cur))
+	((got > 0)) || got=0
+	HUGEPAGES_ADDED=$got
 	if ((got < want)); then
 		warn "only $got of $want huge pages could be reserved: shared_buffers may use normal pages"
 	fi
 	HUGEPAGES=$got
-	log "huge pages: $got reserved for shared_buffers = $1"
+	log "huge pages: $got reserved for shared_buffers = $1 (in addition to $cur reserved before)"
 }
 
 hugepages_restore() {
-	[[ -n ${HUGEPAGES_BEFORE:-} ]] || return 0
-	echo "$HUGEPAGES_BEFORE" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-	HUGEPAGES_BEFORE=
+	[[ -n ${HUGEPAGES_ADDED:-} ]] || return 0
+	local now
+	now=$(cat /proc/sys/vm/nr_hugepages)
+	now=$((now - HUGEPAGES_ADDED))
+	((now > 0)) || now=0
+	echo "$now" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	HUGEPAGES_ADDED=
 }
 
 # cluster_create: initdb in a fresh temporary directory, configure, start.

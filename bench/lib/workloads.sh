@@ -12,6 +12,11 @@
 #   write_t            (k, v), ROWS/10 keys, made anew for each variant in
 #                      each round with the variant's index write_idx
 #                                          (build, write)
+#   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
+#                      url), one index per text variant (variants-text.conf):
+#                      text_<ds>_<variant>; and text_keys_<ds>, PROBES of
+#                      its keys in random order.  One dataset at a time,
+#                      after the other workloads' rounds     (probe-text)
 #
 # One variant at a time: all the variants' indexes on pgbench_accounts and
 # probe_t exist side by side (built once, at load), and before each run
@@ -22,8 +27,13 @@
 # rebuilt between runs, and the memory cost is one index per variant rather
 # than one table.  Every run checks its plan (check_plan) first.
 
-# All workloads, in the order a round runs them.
-ALL_WORKLOADS=(select probe-batch probe-nl range build write)
+# All workloads, in the order a round runs them (probe-text: its own rounds,
+# dataset by dataset, after the others).  The default set is all but
+# probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
+# runs it too (tiny).
+ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-text)
+DEFAULT_WORKLOADS=(select probe-batch probe-nl range build write)
+INT_WORKLOADS=" select probe-batch probe-nl range build write "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
 # index on the inner side is the only plan left (checked before each run).
@@ -53,12 +63,18 @@ key_expr() { # the key of row number $1 (an SQL expression)
 
 # --- variants ------------------------------------------------------------------
 
-declare -A V_KINDS V_BUILD V_DDL V_SET V_DEFAULT
+declare -A V_KINDS V_BUILD V_DDL V_SET V_DEFAULT V_KEY
 CONF_VARIANTS=()
+TEXT_CONF_VARIANTS=()
 
-# load_variants FILE: parse bench/variants.conf into V_* and CONF_VARIANTS.
+# load_variants FILE [PREFIX LIST]: parse bench/variants.conf into V_* and
+# CONF_VARIANTS.  With PREFIX and LIST (bench/variants-text.conf: "text:" and
+# TEXT_CONF_VARIANTS), the entries are keyed PREFIX<name>, list in LIST, and
+# their scratch-table check uses text keys: the names ("btree") may repeat
+# those of the integer variants.  vname strips the prefix.
 load_variants() {
-	local line name kinds build ddl set default
+	local line name kinds build ddl set default prefix=${2:-}
+	local -n list=${3:-CONF_VARIANTS}
 	while IFS= read -r line || [[ -n $line ]]; do
 		line=${line%%#*}
 		[[ $line =~ [^[:space:]] ]] || continue
@@ -74,17 +90,22 @@ load_variants() {
 		[[ $kinds == all || $kinds == eq ]] || die "variants.conf: $name: kinds must be all or eq"
 		[[ $build == normal || $build == pgo ]] || die "variants.conf: $name: build must be normal or pgo"
 		[[ $ddl == *'{col}'* ]] || die "variants.conf: $name: the definition has no {col}"
+		name=$prefix$name
 		[[ -z ${V_DDL[$name]:-} ]] || die "variants.conf: $name twice"
 		V_KINDS[$name]=$kinds
 		V_BUILD[$name]=$build
 		V_DDL[$name]=$ddl
 		V_SET[$name]=${set:+$set;}
 		V_DEFAULT[$name]=$default
-		CONF_VARIANTS+=("$name")
+		V_KEY[$name]=int4
+		[[ -n $prefix ]] && V_KEY[$name]=text
+		list+=("$name")
 	done <"$1"
 }
 
-vid() { echo "${1//-/_}"; }                      # variant -> SQL identifier part
+vname() { echo "${1#text:}"; }                   # variant key -> its name
+
+vid() { local n=${1#text:}; echo "${n//-/_}"; }  # variant -> SQL identifier part
 aidx() { echo "acc_$(vid "$1")"; }                # its index on pgbench_accounts
 pidx() { echo "probe_$(vid "$1")"; }              # its index on probe_t
 ddl_for() { echo "${V_DDL[$1]//\{col\}/$2}"; }    # variant, column -> definition
@@ -100,14 +121,20 @@ applies() {
 # Tried on a tiny scratch table, in its own session.  Sets VARIANT_ERR.
 VARIANT_ERR=
 variant_works() {
-	local out
+	local out kt ke=key_expr k500
+	kt=$(key_sql_type)
+	k500=$(key_expr 500)
+	if [[ ${V_KEY[$1]} == text ]]; then
+		kt=text ke=text_check_expr
+		k500="md5('500')$(text_collate "$1")"
+	fi
 	activate_build "$1"
-	if out=$(sql "CREATE TABLE _ddl_check (k $(key_sql_type));
-		INSERT INTO _ddl_check SELECT $(key_expr g) FROM generate_series(1, 1000) g;
+	if out=$(sql "CREATE TABLE _ddl_check (k $kt);
+		INSERT INTO _ddl_check SELECT $($ke g) FROM generate_series(1, 1000) g;
 		${V_SET[$1]}
 		CREATE INDEX _ddl_check_idx ON _ddl_check $(ddl_for "$1" k);
 		SET enable_seqscan = off;
-		SELECT count(*) FROM _ddl_check WHERE k = $(key_expr 500);" 2>&1); then
+		SELECT count(*) FROM _ddl_check WHERE k = $k500;" 2>&1); then
 		sql "DROP TABLE IF EXISTS _ddl_check" >/dev/null
 		[[ $(tail -n 1 <<<"$out") == 1 ]] || { VARIANT_ERR="wrong answer: $out"; return 1; }
 		return 0
@@ -137,9 +164,17 @@ use_sql() {
 # the plan, so that no number is measured on a plan other than the one it
 # claims.  Called before every run.
 check_plan() {
-	local what=$1 v=$2 setup=$3 query=$4 plan re
+	local what=$1 v=$2
+	shift 2
+	check_plan_with "$what" "$(use_sql "$v")" "$@"
+}
+
+# check_plan_with WHAT USE_SQL SETUP QUERY REGEX...: check_plan with the SQL
+# that makes the variant's index the valid one given.
+check_plan_with() {
+	local what=$1 use=$2 setup=$3 query=$4 plan re
 	shift 4
-	plan=$(q -c "$(use_sql "$v")" -c "$setup" -c "EXPLAIN (COSTS OFF) $query") ||
+	plan=$(q -c "$use" -c "$setup" -c "EXPLAIN (COSTS OFF) $query") ||
 		die "EXPLAIN failed for $what"
 	for re in "$@"; do
 		if ! grep -Eq "$re" <<<"$plan"; then
@@ -151,12 +186,18 @@ check_plan() {
 
 # --- loading -------------------------------------------------------------------
 
+# prewarm_all [PATTERN]: tables and indexes (by default all; else those
+# whose name is LIKE PATTERN), and the tables' visibility maps.  The heaps of
+# the text tables (not their probe keys) are left out: the probes are
+# index-only scans, which read only the visibility map.
 prewarm_all() {
-	sql "SELECT count(pg_prewarm(c.oid::regclass)),
+	sql "SELECT count(CASE WHEN c.relkind = 'i' OR c.relname NOT LIKE 'text\_%' OR c.relname LIKE 'text\_keys\_%'
+	                       THEN pg_prewarm(c.oid::regclass) END),
 	            count(CASE WHEN c.relkind = 'r' AND pg_relation_size(c.oid, 'vm') > 0
 	                       THEN pg_prewarm(c.oid::regclass, 'buffer', 'vm') END)
 	     FROM pg_class c
-	     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')" >/dev/null
+	     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')
+	       AND c.relname LIKE '${1:-%}'" >/dev/null
 }
 
 ms_to_s() { awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }'; }
@@ -344,4 +385,158 @@ wl_build_write() {
 		relayout_hook "$r" write "$v" write_idx
 	fi
 	sql "DROP TABLE write_t; CHECKPOINT" >/dev/null
+}
+
+# --- probe-text: index probes on text keys ------------------------------------
+#
+# Datasets of TEXT_KEYS keys each, made by INSERT ... SELECT from
+# generate_series (deterministic: the key of row g is a function of g):
+#
+#   code  7-9 characters of base 32 (A-Z2-7; the low 35-45 bits of g times an
+#         odd constant, so distinct for g < 2^35), length 7 + g % 3
+#   md5   md5(g::text): 32 hex characters
+#   url   https://www.example.com/catalog/category-NN/product/<g, 9 digits>.html
+#         (66 bytes: a 41-byte prefix shared by all, 52 by a category)
+#
+# The variants are the lines of bench/variants-text.conf (keys "text:<name>").
+# One dataset at a time (its indexes take the memory, then are dropped): load
+# the table, vacuum it (all-visible: index-only scans without heap visits),
+# build every variant's index on it (round -1: build time, size, share of
+# pages in layout), draw PROBES random keys of it, prewarm, then a warm-up
+# round and ROUNDS measured rounds of every variant interleaved.  As for the
+# other workloads, all indexes exist side by side and indisvalid selects one.
+
+TEXT_DATASETS_ALL=(code md5 url)
+TEXT_CODE_ALPHABET=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567
+
+# text_key_expr DATASET -> the key of row number g (an int8 column named g)
+text_key_expr() {
+	local i d=""
+	case $1 in
+	code)
+		for ((i = 8; i >= 0; i--)); do
+			d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
+		done
+		echo "right($d, 7 + (g % 3)::int)" ;;
+	md5) echo "md5(g::text)" ;;
+	url) echo "'https://www.example.com/catalog/category-' || lpad((g % 97)::text, 2, '0') || '/product/' || lpad(g::text, 9, '0') || '.html'" ;;
+	*) die "unknown text dataset '$1' (known: ${TEXT_DATASETS_ALL[*]})" ;;
+	esac
+}
+text_check_expr() { echo "md5(($1)::text)"; } # keys of variant_works' scratch table
+
+# text_collate VARIANT -> ' COLLATE "x"' when its index definition names a
+# collation, else nothing (the database default): the probes' join collation.
+text_collate() {
+	local re='COLLATE[[:space:]]+("[^"]+"|[A-Za-z0-9_]+)'
+	[[ ${V_DDL[$1]} =~ $re ]] && echo " COLLATE ${BASH_REMATCH[1]}"
+	return 0
+}
+
+tidx() { echo "text_$1_$(vid "$2")"; } # dataset, variant -> its index
+
+# use_text_sql DATASET VARIANT -> SQL making the variant's index the only
+# valid one on text_<dataset>
+use_text_sql() {
+	local t=text_$1 i
+	i=$(tidx "$1" "$2")
+	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
+	      WHERE indrelid = '$t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
+}
+
+# text_bytes_per_key DATASET -> bytes of index per key (leaf tuple, line
+# pointer, 90% fill, upper levels), measured at 200k keys on PostgreSQL 15,
+# the same for btree and btlayout (code 5.46 MB, md5 11.28, url 18.24); for
+# shared_buffers.
+text_bytes_per_key() {
+	case $1 in code) echo 29 ;; md5) echo 60 ;; url) echo 96 ;; *) echo 100 ;; esac
+}
+
+# text_need_mb NVARIANTS -> MB of shared_buffers probe-text needs: the
+# largest dataset's indexes (one per variant), its probe keys and
+# visibility map.
+text_need_mb() {
+	local ds need=0 n
+	for ds in "${TEXT_DATASETS[@]}"; do
+		n=$(awk -v k="$TEXT_KEYS" -v nv="$1" -v b="$(text_bytes_per_key "$ds")" -v p="$PROBES" \
+			'BEGIN { printf "%d", (k * nv * b * 1.1 + p * (b + 40) + k / 1000) / 1048576 }')
+		((n > need)) && need=$n
+	done
+	echo "$need"
+}
+
+# load_text DATASET: the table, its vacuum, every variant's index, the probe
+# keys, prewarm.
+load_text() {
+	local ds=$1 v t0 size pct
+	t0=$(now_s)
+	log "load: probe-text $ds: $TEXT_KEYS keys"
+	sql "DROP TABLE IF EXISTS text_$ds, text_keys_$ds;
+	     CREATE TABLE text_$ds (k text NOT NULL);
+	     INSERT INTO text_$ds SELECT $(text_key_expr "$ds") FROM generate_series(1::int8, $TEXT_KEYS) g;" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) text_$ds" >/dev/null
+	sql "SELECT setseed(0.4242);
+	     CREATE TABLE text_keys_$ds AS
+	       SELECT $(text_key_expr "$ds") AS k
+	       FROM (SELECT (1 + floor(random() * $TEXT_KEYS))::int8 AS g FROM generate_series(1, $PROBES)) s;" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) text_keys_$ds" >/dev/null
+	log "load: probe-text $ds: tables in $(elapsed "$t0" "$(now_s)") s ($(sql "SELECT min(length(k)) || '-' || max(length(k)) || ' bytes, e.g. ' || min(k) FROM text_keys_$ds"))"
+	for v in "${TEXT_VARIANTS[@]}"; do
+		activate_build "$v"
+		sql_timed "${V_SET[$v]}" "CREATE INDEX $(tidx "$ds" "$v") ON text_$ds $(ddl_for "$v" k);"
+		size=$(sql "SELECT pg_relation_size('$(tidx "$ds" "$v")')")
+		record -1 "probe-text-$ds" "$(vname "$v")" text_build_s "$(ms_to_s "$TIMED_MS")"
+		record -1 "probe-text-$ds" "$(vname "$v")" text_size_mb "$(bytes_to_mb "$size")"
+		pct=
+		if [[ $(variant_am "$v") == btlayout && $HAS_STATS == 1 ]]; then
+			pct=$(sql "SELECT coalesce(round(laid_out_percent::numeric, 2), 0) || ' '
+			                  || round(100.0 * uniform_width_pages / greatest(leaf_pages + internal_pages + root_pages, 1), 2)
+			           FROM btlayout_stats('$(tidx "$ds" "$v")'::regclass)")
+			record -1 "probe-text-$ds" "$(vname "$v")" laid_out_pct "${pct% *}"
+			record -1 "probe-text-$ds" "$(vname "$v")" uniform_width_pct "${pct#* }"
+			pct="; ${pct% *}% of pages in layout, ${pct#* }% of uniform width"
+		fi
+		log "load: probe-text $ds/$(vname "$v"): CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB$pct"
+	done
+	sql "CHECKPOINT" >/dev/null
+	prewarm_all "text\\_%"
+	log "load: probe-text $ds in $(elapsed "$t0" "$(now_s)") s; $(sql "SELECT (sum(pg_relation_size(indexrelid)) / 1048576)::bigint FROM pg_index WHERE indrelid = 'text_$ds'::regclass") MB of indexes prewarmed"
+}
+
+# wl_probe_text ROUND DATASET VARIANT: PROBES random existing keys through a
+# nested loop with an index-only scan of the variant's index, joined in its
+# collation; the count must be PROBES.
+wl_probe_text() {
+	local r=$1 ds=$2 v=$3 name query wall lps
+	name=$(vname "$v")
+	query="SELECT count(*) FROM text_keys_$ds q JOIN text_$ds p ON p.k = q.k$(text_collate "$v")"
+	check_plan_with "probe-text-$ds/$name" "$(use_text_sql "$ds" "$v")" "$PROBE_SET" "$query" \
+		'Nested Loop' "Index Only Scan using $(tidx "$ds" "$v") "
+	sql_timed "$PROBE_SET" "$query;"
+	[[ $TIMED_OUT == "$PROBES" ]] || die "probe-text-$ds/$name: found $TIMED_OUT of $PROBES keys"
+	wall=$(awk -v m="$TIMED_MS" 'BEGIN { printf "%.4f", m / 1000 }')
+	lps=$(awk -v m="$TIMED_MS" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')
+	record "$r" "probe-text-$ds" "$name" wall_s "$wall"
+	record "$r" "probe-text-$ds" "$name" lookups_per_s "$lps"
+	log "r$r probe-text-$ds $name: $wall s, $(fmt_num "$lps") lookups/s"
+}
+
+# run_probe_text: every dataset in turn: load, warm-up round, ROUNDS rounds
+# (the variants interleaved within each), drop.
+run_probe_text() {
+	local ds r v loads
+	for ds in "${TEXT_DATASETS[@]}"; do
+		load_text "$ds"
+		loads=
+		for ((r = 0; r <= ROUNDS; r++)); do
+			log "=== probe-text $ds: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+			for v in "${TEXT_VARIANTS[@]}"; do
+				activate_build "$v"
+				wl_probe_text "$r" "$ds" "$v"
+			done
+			loads+="${loads:+, }$(loadavg)"
+		done
+		meta "load average, probe-text $ds" "after each round (0 = warm-up): $loads"
+		sql "DROP TABLE text_$ds, text_keys_$ds; CHECKPOINT" >/dev/null
+	done
 }
