@@ -16,7 +16,7 @@
 #   4. prints a last line "N passed, M failed" and exits non-zero if anything
 #      failed or if nothing ran.
 #
-# Counting: one per unit test program, one per benchmark smoke run,
+# Counting: one per unit test program, one per benchmark run,
 # one per pg_regress test (the
 # pg_regress tests run twice: as they are, and with btlayout.prefetch off),
 # one per isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
@@ -341,16 +341,14 @@ run_unit()
 	done
 }
 
-# The benchmarks' smoke modes: tiny throwaway clusters, every workload and
-# variant once (scripts/bench.sh builds and installs from the scratch copy;
-# bench/text.sh, the text-key probes, uses that installation), and one
-# round of the compare core's microbenchmark
+# The benchmark's smoke mode (a tiny throwaway cluster, every workload and
+# variant once; scripts/bench.sh builds and installs from the scratch copy),
+# and one round of the compare core's microbenchmark
 run_bench_smoke()
 {
 	local cmd rc
 
-	for cmd in "scripts/bench.sh --smoke --no-install" "bench/text.sh --smoke --no-install --no-build" \
-		"bench/compare/run.sh --rounds 1 --no-install"; do
+	for cmd in "scripts/bench.sh --smoke --no-install" "bench/compare/run.sh --rounds 1 --no-install"; do
 		rc=0
 		log "bench: $cmd"
 		# shellcheck disable=SC2086 # cmd is a command line
