@@ -7,7 +7,8 @@
 #
 #   1. installs the Debian 12 packages it needs (skipped when all are there),
 #   2. builds the extension with PGXS in a scratch copy of the tree, failing
-#      on any compiler warning, and installs it,
+#      on any compiler warning, and installs it, and likewise the test-only
+#      module test/sortsupport (for the pg_regress test sortsupport),
 #   3. runs the unit tests (plain C programs under test/, no server) and the
 #      benchmark in its smoke mode (so that it cannot rot), then,
 #      on temporary PostgreSQL 15 instances only (never Debian's own
@@ -286,33 +287,44 @@ make_scratch()
 	PGXS_DIR=$(cd "$PGXS_DIR" && pwd -P)
 }
 
-# Build with PGXS; any compiler warning fails the run.  Returns non-zero
-# if there is nothing usable to test.
-build_and_install()
+# Build the PGXS makefile in directory $1 and install it; $2 names it in
+# messages and logs.  Any compiler warning fails the run.  Returns non-zero
+# if the build or the installation failed.
+build_and_install_dir()
 {
-	local buildlog=$SCRATCH/build.log warnings
+	local dir=$1 name=$2 buildlog=$SCRATCH/build-${2//\//-}.log warnings
+	local installlog=$SCRATCH/install-${2//\//-}.log
 
-	log "build: make (PGXS, $("$PG_CONFIG" --version))"
-	if ! make -C "$TREE" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+	log "build: $name: make (PGXS, $("$PG_CONFIG" --version))"
+	if ! make -C "$dir" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
 		cat "$buildlog"
-		fail_step "build: make failed"
+		fail_step "build: $name: make failed"
 		return 1
 	fi
 	warnings=$(grep -c 'warning:' "$buildlog" || true)
 	if ((warnings > 0)); then
 		grep -B2 -A4 'warning:' "$buildlog"
-		fail_step "build: $warnings compiler warning(s)"
+		fail_step "build: $name: $warnings compiler warning(s)"
 	else
-		log "build: no warnings"
+		log "build: $name: no warnings"
 	fi
 
-	log "install: make install"
-	if ! as_root make -C "$TREE" PG_CONFIG="$PG_CONFIG" install \
-		>"$SCRATCH/install.log" 2>&1; then
-		cat "$SCRATCH/install.log"
-		fail_step "install: make install failed"
+	log "install: $name: make install"
+	if ! as_root make -C "$dir" PG_CONFIG="$PG_CONFIG" install \
+		>"$installlog" 2>&1; then
+		cat "$installlog"
+		fail_step "install: $name: make install failed"
 		return 1
 	fi
+}
+
+# Build and install the extension, then the test-only module that the
+# regression test sortsupport loads (test/sortsupport: without it, only
+# that test fails).  Returns non-zero if there is nothing usable to test.
+build_and_install()
+{
+	build_and_install_dir "$TREE" btlayout || return 1
+	build_and_install_dir "$TREE/test/sortsupport" test/sortsupport || true
 
 	# From here on the test user owns the scratch copy
 	if ((EUID == 0)); then
