@@ -7,13 +7,15 @@
  * For every length 0-300 and some beyond 4 kB, and at every level:
  *   - equal strings, and a difference at every position, both ways, with
  *     the byte pairs that catch signed or word-order mistakes (0x7f/0x80,
- *     0x00/0xff, 0x20/0x21), for inputs at every alignment 0-63 of either
- *     side;
+ *     0x00/0xff, 0x20/0x21);
+ *   - every pair of alignments 0-63 of the two inputs, equal and with a
+ *     difference (its position and byte pair varying over the pairs);
  *   - strings with embedded zeros and spaces, and random bytes;
  *   - btl_str_cmp/btl_str_eq on strings of different lengths, one a prefix
  *     of the other or not.
- * Each input is placed twice: ending right before a PROT_NONE page, and
- * starting right after one, so that any read outside it crashes the test.
+ * Each input ends right before a PROT_NONE page or starts right after one
+ * (at alignment 0 both, in turn; at alignment k that many bytes away), so
+ * that a read outside it crashes the test.
  *
  * Prints "bincmp_test: N checks, M failed (levels ...)" and exits non-zero
  * on failure.
@@ -138,7 +140,8 @@ static void
 test_length(size_t n, const unsigned char *src)
 {
 	size_t		pos;
-	size_t		al;
+	size_t		ia;
+	size_t		ib;
 	int			p;
 	int			side;
 
@@ -148,19 +151,19 @@ test_length(size_t n, const unsigned char *src)
 			for (side = 0; side < 2; side++)
 				run_case(src, n, 0, 0, side, pos, pairs[p][0], pairs[p][1]);
 
-	/* Every alignment of either side: equal, and first, middle, last differ */
-	for (al = 0; al < MAX_ALIGN; al++)
-		for (side = 0; side < 2; side++)
+	/*
+	 * Every pair of alignments, equal and with a difference at a position
+	 * and byte pair that move on from one pair of alignments to the next
+	 */
+	for (ia = 0; ia < MAX_ALIGN; ia++)
+		for (ib = 0; ib < MAX_ALIGN; ib++)
 		{
-			size_t		where[] = {n, 0, n / 2, n > 0 ? n - 1 : 0};
-			int			w;
+			size_t		k = ia * MAX_ALIGN + ib;
 
-			for (w = 0; w < (int) lengthof(where); w++)
-			{
-				run_case(src, n, al, 0, side, where[w], 0x7f, 0x80);
-				run_case(src, n, 0, al, side, where[w], 0x80, 0x7f);
-				run_case(src, n, al, (al * 7) % MAX_ALIGN, side, where[w], 0x00, 0xff);
-			}
+			p = (int) (k % lengthof(pairs));
+			side = (int) (k & 1);
+			run_case(src, n, ia, ib, side, n, 0, 0);
+			run_case(src, n, ia, ib, side, k % (n + 1), pairs[p][1], pairs[p][0]);
 		}
 }
 
