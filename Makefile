@@ -23,7 +23,7 @@ OBJS = \
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport
+REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport badinput
 
 TAP_TESTS = 1
 
