@@ -1,0 +1,256 @@
+
+# Copyright (c) btlayout authors
+#
+# Concurrency under load.  pgbench clients (4) read and write a table with
+# four btlayout indexes (a unique int, a DESC int, a text with many
+# duplicates (posting lists), a multi-column (int, text) with duplicates),
+# while two other loops run for the same time:
+#
+#   - VACUUM of the table (bulk deletes, and its relayout passes);
+#   - ALTER INDEX SET (layout = <random>) on a random index, then
+#     btlayout_relayout() of every index.
+#
+# The clients' transactions: point selects (unique and text keys), range
+# scans and ordered scans (an index is forced: enable_seqscan and
+# enable_bitmapscan off), inserts (new ids from a sequence), updates of
+# indexed columns, deletes, and a delete and re-insert of one id (the
+# unique check meets the dead duplicate), each writing statement its own
+# transaction (no deadlocks to retry).  (INSERT ... ON CONFLICT is refused
+# on tables with a unique btlayout index: see README.)  One script reads,
+# in one REPEATABLE READ snapshot, ranges and ordered scans of every index
+# through the indexes and then with index scans off, and fails the
+# transaction on any difference.
+#
+# Asserted: no pgbench failed, aborted or errored (exit status, "failed
+# transactions: 0", nothing on stderr), every loop did work (the number of
+# transactions, VACUUM passes, relayout passes and pages rewritten are
+# reported), then btlayout_check(heapallindexed) passes on every index, and
+# each index read by an index scan (rows, heap TIDs, order) and by an
+# index-only scan gives what a heap scan gives; the unique index still
+# holds unique ids.
+#
+# BTL_CONC_SECONDS sets how long the load runs (default 20).
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BtlayoutTest qw(:DEFAULT btl_check_indexes btl_compare_with_heap);
+
+my $seconds = $ENV{BTL_CONC_SECONDS} || 20;
+my $db = 'postgres';
+
+my $node = PostgreSQL::Test::Cluster->new('conc');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+autovacuum = off
+shared_buffers = 32MB
+max_wal_size = 2GB
+checkpoint_timeout = 1h
+});
+$node->start;
+
+$node->safe_psql(
+	$db, q{
+CREATE EXTENSION btlayout;
+CREATE SEQUENCE c_seq START 1000001;
+CREATE TABLE c (id int NOT NULL DEFAULT nextval('c_seq'), k int, t text, a int, b text);
+INSERT INTO c
+  SELECT g, (g * 7919) % 100003, 'v' || (g % 997), g % 50, 'b' || (g % 37) || repeat('-', g % 7)
+  FROM generate_series(1, 60000) g;
+CREATE UNIQUE INDEX c_id ON c USING btlayout (id) WITH (layout = eytzinger);
+CREATE INDEX c_k ON c USING btlayout (k DESC) WITH (layout = veb);
+CREATE INDEX c_t ON c USING btlayout (t) WITH (layout = btorder);
+CREATE INDEX c_ab ON c USING btlayout (a, b) WITH (layout = blocked);
+CREATE TABLE passes (kind text, pages bigint);
+VACUUM ANALYZE c;
+});
+
+#
+# The clients' scripts
+#
+my %scripts = (
+	point => [
+		4, q{
+\set id random(1, 120000)
+\set n random(0, 996)
+SELECT k, t FROM c WHERE id = :id;
+SELECT count(*) FROM c WHERE t = 'v' || :n;
+}
+	],
+	range => [
+		3, q{
+\set id random(1, 120000)
+\set n random(0, 996)
+\set a random(0, 49)
+SELECT count(*), sum(k) FROM c WHERE id BETWEEN :id AND :id + 200;
+SELECT t FROM c WHERE t >= 'v' || :n ORDER BY t LIMIT 50;
+SELECT k FROM c WHERE k < :id ORDER BY k DESC LIMIT 50;
+SELECT a, b FROM c WHERE a = :a AND b >= 'b2' ORDER BY a, b LIMIT 50;
+}
+	],
+	# every index against the heap: the same queries twice in one
+	# snapshot (REPEATABLE READ), first through the indexes, then with
+	# index scans off; any difference fails the transaction
+	check => [
+		1, q{
+\set id random(1, 120000)
+\set n random(0, 996)
+\set a random(0, 49)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT __DIGEST__ AS i \gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT CASE WHEN h = ':i' THEN 1 ELSE ('index and heap differ: ' || h || ' / :i')::int END
+FROM (SELECT __DIGEST__ AS h) s;
+COMMIT;
+}
+	],
+	insert => [
+		3, q{
+\set k random(1, 100003)
+\set n random(0, 1200)
+INSERT INTO c (k, t, a, b)
+  SELECT :k + g, 'v' || ((:n + g) % 1200), (:k + g) % 50, 'b' || ((:n + g) % 40)
+  FROM generate_series(1, 5) g;
+}
+	],
+	# delete a row and insert it again: the unique check meets the
+	# deleted duplicate
+	reinsert => [
+		1, q{
+\set id random(1, 120000)
+WITH d AS (DELETE FROM c WHERE id = :id RETURNING *)
+INSERT INTO c (id, k, t, a, b) SELECT id, k + 1, t, a, b || 'r' FROM d;
+}
+	],
+	update => [
+		2, q{
+\set id random(1, 120000)
+\set k random(1, 100003)
+UPDATE c SET k = :k, t = 'v' || (:k % 997), b = b || 'x' WHERE id = :id;
+}
+	],
+	delete => [
+		1, q{
+\set id random(1, 120000)
+DELETE FROM c WHERE id = :id;
+}
+	],);
+
+# What the check script compares: ranges and ordered scans of each index
+my $digest = q{concat_ws(' ',
+  (SELECT count(*) || ':' || coalesce(sum(hashint4(k)), 0) FROM c WHERE id BETWEEN :id AND :id + 300),
+  (SELECT md5(string_agg(k::text, ',')) FROM (SELECT k FROM c WHERE k <= :id ORDER BY k DESC LIMIT 200) x),
+  (SELECT md5(string_agg(t, ',')) FROM (SELECT t FROM c WHERE t >= 'v' || :n ORDER BY t LIMIT 300) x),
+  (SELECT count(*) || ':' || coalesce(sum(hashint4(id)), 0) FROM c WHERE t = 'v' || :n),
+  (SELECT md5(string_agg(b, ',')) FROM (SELECT b FROM c WHERE a = :a ORDER BY a, b) x))};
+$scripts{check}[1] =~ s/__DIGEST__/$digest/g;
+
+my @client_files;
+foreach my $name (sort keys %scripts)
+{
+	my ($weight, $text) = @{ $scripts{$name} };
+	my $file = $node->basedir . "/$name.sql";
+	append_to_file($file, $text);
+	push @client_files, "--file=$file\@$weight";
+}
+
+my $vacuum_file = $node->basedir . '/vacuum.sql';
+append_to_file($vacuum_file, "VACUUM c;\n");
+
+my $relayout_file = $node->basedir . '/relayout.sql';
+append_to_file(
+	$relayout_file, q{
+\set l random(1, 5)
+\set i random(1, 4)
+SELECT (ARRAY['none', 'eytzinger', 'veb', 'btorder', 'blocked'])[:l] AS layout,
+       (ARRAY['c_id', 'c_k', 'c_t', 'c_ab'])[:i] AS ix \gset
+ALTER INDEX :ix SET (layout = :layout);
+INSERT INTO passes
+  SELECT 'relayout', btlayout_relayout('c_id') + btlayout_relayout('c_k')
+                     + btlayout_relayout('c_t') + btlayout_relayout('c_ab');
+});
+
+# Run the three pgbench processes together
+my @conn = ('-h', $node->host, '-p', $node->port, $db);
+my %runs = (
+	clients => [ '--client=4', '--jobs=2', @client_files ],
+	vacuum => [ '--client=1', "--file=$vacuum_file" ],
+	relayout => [ '--client=1', "--file=$relayout_file" ],);
+my %h;
+{
+	# the clients' plans must read the indexes
+	local $ENV{PGOPTIONS} = '-c enable_seqscan=off -c enable_bitmapscan=off';
+	foreach my $run (sort keys %runs)
+	{
+		my ($out, $err) = ('', '');
+		$h{$run} = {
+			out => \$out,
+			err => \$err,
+			h => IPC::Run::start(
+				[ 'pgbench', '--no-vacuum', "--time=$seconds", @{ $runs{$run} }, @conn ],
+				'>', \$out, '2>', \$err)
+		};
+	}
+}
+my %done;
+foreach my $run (sort keys %runs)
+{
+	my $ok = $h{$run}{h}->finish;
+	my ($out, $err) = (${ $h{$run}{out} }, ${ $h{$run}{err} });
+	ok($ok, "$run: pgbench exits with success")
+	  or diag("pgbench $run: exit $?\n$out\n$err");
+	like($out, qr/number of failed transactions: 0 /,
+		"$run: no failed transactions");
+	my @errors = grep { /ERROR|FATAL|abort|error/i } split /\n/, $err;
+	is(join("\n", @errors), '', "$run: no errors, no aborted client");
+	($done{$run}) = $out =~ /number of transactions actually processed: (\d+)/;
+	$done{$run} //= 0;
+	# the clients' transactions by script
+	while ($out =~ m{SQL script \d+: \S*/(\w+)\.sql\n(?: - .*\n)*? - (\d+) transactions}g)
+	{
+		$done{"$run/$1"} = $2;
+	}
+}
+note('client transactions by script: '
+	  . join(', ', map { s{^clients/}{}r . " $done{$_}" } grep { m{^clients/} } sort keys %done));
+cmp_ok($done{'clients/check'} // 0, '>', 0,
+	'clients: ' . ($done{'clients/check'} // 0) . ' transactions compared indexes with the heap under load');
+my ($relayout_passes, $pages) = split /\|/,
+  $node->safe_psql($db,
+	q{SELECT count(*), coalesce(sum(pages), 0) FROM passes WHERE kind = 'relayout'});
+cmp_ok($done{clients}, '>', 0,
+	"clients: $done{clients} transactions in $seconds s alongside VACUUM and relayout");
+cmp_ok($done{vacuum}, '>', 0, "vacuum loop: $done{vacuum} VACUUM passes");
+cmp_ok($relayout_passes, '>', 0,
+	"relayout loop: $relayout_passes passes over the four indexes (layout switched in each)");
+cmp_ok($pages, '>', 0, "relayout loop: $pages pages rewritten under load");
+note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes, %d pages rewritten',
+		$seconds, $done{clients}, $done{vacuum}, $relayout_passes, $pages));
+
+#
+# After the load: the checker, and every index against the heap
+#
+my ($n, @failures) = btl_check_indexes($node, $db, 1);
+is(join("\n", @failures), '', 'btlayout_check(heapallindexed) passes on every index');
+is($n, 4, 'four btlayout indexes checked');
+my ($m, @problems) = btl_compare_with_heap($node, $db);
+is(join("\n", @problems), '',
+	'index and index-only scans of every index read as the heap');
+is( $node->safe_psql($db,
+		"$scan_settings{seqscan} SELECT count(*) - count(DISTINCT id) FROM c"),
+	'0', 'ids are still unique');
+$node->safe_psql($db, 'VACUUM c');
+($n, @failures) = btl_check_indexes($node, $db, 1);
+is(join("\n", @failures), '', 'btlayout_check(heapallindexed) passes after a final VACUUM');
+
+$node->stop;
+done_testing();
