@@ -49,7 +49,9 @@ set -euo pipefail
 
 readonly PGBIN=/usr/lib/postgresql/15/bin
 readonly PG_CONFIG=$PGBIN/pg_config
-readonly PACKAGES=(gcc make perl postgresql-15 postgresql-server-dev-15
+# python3: the benchmark's report (bench/report.py), which test.sh runs in
+# the benchmark's smoke mode (the chart is skipped without matplotlib)
+readonly PACKAGES=(gcc make perl python3 postgresql-15 postgresql-server-dev-15
 	postgresql-contrib libipc-run-perl)
 readonly TEST_USER=postgres
 

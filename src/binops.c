@@ -34,7 +34,6 @@
 #include "access/genam.h"
 #include "bincmp.h"
 #include "binops.h"
-#include "catalog/pg_collation_d.h"
 #include "common/hashfn.h"
 #include "lib/hyperloglog.h"
 #include "port/pg_bswap.h"
@@ -63,16 +62,6 @@ typedef struct BinSortState
 
 /* Strings seen before abbreviation may be judged */
 #define BIN_ABBREV_PATIENCE		100
-
-/*
- * Is this collation one the BIN classes of text and bpchar accept?
- */
-bool
-btl_bin_collation_ok(Oid collid)
-{
-	return collid == C_COLLATION_OID || collid == POSIX_COLLATION_OID ||
-		(OidIsValid(collid) && lc_collate_is_c(collid));
-}
 
 static void
 bin_collation_error(Oid collid, const char *opclass, const char *column)
@@ -130,7 +119,7 @@ btlayout_text_bin_cmp(PG_FUNCTION_ARGS)
 {
 	Oid			collid = PG_GET_COLLATION();
 
-	if (!btl_bin_collation_ok(collid))
+	if (!lc_collate_is_c(collid))
 		bin_collation_error(collid, "text_bin_ops", NULL);
 	PG_RETURN_INT32(bin_cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1),
 								   false));
@@ -141,7 +130,7 @@ btlayout_bpchar_bin_cmp(PG_FUNCTION_ARGS)
 {
 	Oid			collid = PG_GET_COLLATION();
 
-	if (!btl_bin_collation_ok(collid))
+	if (!lc_collate_is_c(collid))
 		bin_collation_error(collid, "bpchar_bin_ops", NULL);
 	PG_RETURN_INT32(bin_cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1),
 								   true));
@@ -242,7 +231,7 @@ btlayout_text_bin_sortsupport(PG_FUNCTION_ARGS)
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
 
-	if (!btl_bin_collation_ok(ssup->ssup_collation))
+	if (!lc_collate_is_c(ssup->ssup_collation))
 		bin_collation_error(ssup->ssup_collation, "text_bin_ops", NULL);
 	bin_sortsupport(ssup, false);
 	PG_RETURN_VOID();
@@ -253,7 +242,7 @@ btlayout_bpchar_bin_sortsupport(PG_FUNCTION_ARGS)
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
 
-	if (!btl_bin_collation_ok(ssup->ssup_collation))
+	if (!lc_collate_is_c(ssup->ssup_collation))
 		bin_collation_error(ssup->ssup_collation, "bpchar_bin_ops", NULL);
 	bin_sortsupport(ssup, true);
 	PG_RETURN_VOID();
@@ -300,7 +289,7 @@ btl_check_bin_collations(Relation index)
 
 		kind = btl_bin_kind(index_getprocinfo(index, i + 1, BTORDER_PROC)->fn_addr);
 		if ((kind == BTL_BIN_TEXT || kind == BTL_BIN_BPCHAR) &&
-			!btl_bin_collation_ok(collid))
+			!lc_collate_is_c(collid))
 			bin_collation_error(collid,
 								kind == BTL_BIN_TEXT ? "text_bin_ops" : "bpchar_bin_ops",
 								NameStr(TupleDescAttr(RelationGetDescr(index), i)->attname));

@@ -24,7 +24,6 @@ typedef enum BtlBinKind
 } BtlBinKind;
 
 extern BtlBinKind btl_bin_kind(PGFunction fn);
-extern bool btl_bin_collation_ok(Oid collid);
 extern void btl_check_bin_collations(Relation index);
 
 #endif							/* BTLAYOUT_BINOPS_H */

@@ -23,6 +23,7 @@
 #include "binops.h"
 #include "compare.h"
 #include "utils/fmgroids.h"
+#include "utils/pg_locale.h"
 
 /*
  * How a comparison function compares: the kind by the width of the
@@ -43,20 +44,42 @@ typedef enum BtlArgKind
 	BTL_ARG_STRING
 } BtlArgKind;
 
+/*
+ * Which byte-order string comparison, if any, a comparison function makes:
+ * one of ours (by address), or the server's for text, bpchar and bytea.
+ */
+static BtlBinKind
+string_kind(ScanKey sk)
+{
+	BtlBinKind	kind = btl_bin_kind(sk->sk_func.fn_addr);
+
+	if (kind != BTL_BIN_NONE)
+		return kind;
+	switch (sk->sk_func.fn_oid)
+	{
+		case F_BTTEXTCMP:
+			return BTL_BIN_TEXT;
+		case F_BPCHARCMP:
+			return BTL_BIN_BPCHAR;
+		case F_BYTEACMP:
+			return BTL_BIN_BYTEA;
+		default:
+			return BTL_BIN_NONE;
+	}
+}
+
 static BtlCmpKind
 classify(ScanKey sk, BtlArgKind *arg)
 {
-	bool		collate_c = btl_bin_collation_ok(sk->sk_collation);
-
-	*arg = BTL_ARG_NONE;
-	switch (btl_bin_kind(sk->sk_func.fn_addr))
+	/* Strings: text and bpchar order bytes only under a "C" collation */
+	switch (string_kind(sk))
 	{
 		case BTL_BIN_TEXT:
 			*arg = BTL_ARG_STRING;
-			return collate_c ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+			return lc_collate_is_c(sk->sk_collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
 		case BTL_BIN_BPCHAR:
 			*arg = BTL_ARG_STRING;
-			return collate_c ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+			return lc_collate_is_c(sk->sk_collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
 		case BTL_BIN_BYTEA:
 			*arg = BTL_ARG_STRING;
 			return BTL_CMP_BYTES;
@@ -64,6 +87,7 @@ classify(ScanKey sk, BtlArgKind *arg)
 			break;
 	}
 
+	*arg = BTL_ARG_NONE;
 	switch (sk->sk_func.fn_oid)
 	{
 		case F_BTINT2CMP:
@@ -121,15 +145,6 @@ classify(ScanKey sk, BtlArgKind *arg)
 			return BTL_CMP_FLOAT8;
 		case F_UUID_CMP:
 			return BTL_CMP_UUID;
-		case F_BTTEXTCMP:
-			*arg = BTL_ARG_STRING;
-			return collate_c ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
-		case F_BPCHARCMP:
-			*arg = BTL_ARG_STRING;
-			return collate_c ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
-		case F_BYTEACMP:
-			*arg = BTL_ARG_STRING;
-			return BTL_CMP_BYTES;
 		default:
 			return BTL_CMP_GENERIC;
 	}
