@@ -180,6 +180,9 @@ AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION btlayout_stats(regclass) IS
   'pages of a btlayout index by kind, items, free space, and how many pages are in its layout';
+-- as pgstattuple's pgstatindex(): not for everyone, but for monitoring roles
+REVOKE ALL ON FUNCTION btlayout_stats(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION btlayout_stats(regclass) TO pg_stat_scan_tables;
 
 CREATE FUNCTION btlayout_page(index regclass, blkno bigint,
 	OUT kind text, OUT level int, OUT nitems int, OUT layout text,
@@ -208,5 +211,5 @@ RETURNS void
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION btlayout_check(regclass, bool) IS
-  'verify the structure of a btlayout index and, with heapallindexed, that it indexes every visible heap tuple; takes ShareLock (blocks writes)';
+  'verify the structure of a btlayout index and, with heapallindexed, that it indexes every visible heap tuple; takes ShareLock (blocks writes); during recovery, checks each page on its own';
 REVOKE ALL ON FUNCTION btlayout_check(regclass, bool) FROM PUBLIC;

@@ -54,6 +54,8 @@
 #include "access/xloginsert.h"
 #include "binops.h"
 #include "catalog/index.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
@@ -466,12 +468,18 @@ spool_begin(Relation index, TupleDesc sortdesc)
 										 index->rd_opcintype[i],
 										 strategy);
 		if (!OidIsValid(sortops[i]))
+		{
+			ObjectAddress family;
+
+			ObjectAddressSet(family, OperatorFamilyRelationId,
+							 index->rd_opfamily[i]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("operator family %u of access method btlayout has no operator of strategy %d for type %s",
-							index->rd_opfamily[i], strategy,
+					 errmsg("%s has no operator of strategy %d for type %s",
+							getObjectDescription(&family, false), strategy,
 							format_type_be(index->rd_opcintype[i])),
 					 errhint("Check the operator class with amvalidate().")));
+		}
 		collations[i] = index->rd_indcollation[i];
 		nullsfirst[i] = (option & INDOPTION_NULLS_FIRST) != 0;
 	}

@@ -66,6 +66,16 @@
  * at a time under a buffer share lock and copied, and every check reads
  * only copies.
  *
+ * During recovery (on a hot standby) no lock above RowExclusiveLock can be
+ * taken, and replay would not wait for one anyway: pages change between
+ * any two reads.  There the check takes AccessShareLock and checks every
+ * block on its own, in physical order, from one consistent copy: the
+ * metapage's own fields, then each page's header, items and key order
+ * (what check_items() and check_page_order() cover).  Sibling links,
+ * levels, downlinks and the root's level are invariants between pages and
+ * are left to a check on the primary, as is heapallindexed, which is
+ * refused: its fingerprints come from a level walk.
+ *
  * Corrupt input must end in an error, never in a crash: a tuple is read
  * only once its line pointer has been found inside the page, its size
  * inside its line pointer, and each of its attributes, its posting list or
@@ -87,6 +97,7 @@
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "common/hashfn.h"
 #include "common/pg_lzcompress.h"
@@ -107,6 +118,7 @@ typedef struct BtlCheckState
 	bool		heapkeyspace;	/* version 4: heap TID is a key attribute */
 	BlockNumber nblocks;
 	BlockNumber root;
+	bool		in_recovery;	/* pages change between reads: see above */
 	BufferAccessStrategy strategy;
 	MemoryContext pagecxt;		/* reset for every page checked */
 
@@ -1090,7 +1102,7 @@ check_metapage(BtlCheckState *state, BTMetaPageData *meta)
 
 	state->root = meta->btm_root;
 	state->heapkeyspace = meta->btm_version >= BTREE_VERSION;
-	if (meta->btm_root == P_NONE)
+	if (meta->btm_root == P_NONE || state->in_recovery)
 		return;
 
 	/* The root and fast root are at the levels the metapage says */
@@ -1112,6 +1124,36 @@ check_metapage(BtlCheckState *state, BTMetaPageData *meta)
 									meta->btm_fastlevel, meta->btm_fastroot,
 									opaque->btpo_level,
 									P_IGNORE(opaque) ? " and deleted" : ""));
+}
+
+/*
+ * During recovery: every page after the metapage on its own.  A page never
+ * initialized (the file was extended, then the server crashed) or deleted
+ * or half-dead has no items to check.
+ */
+static void
+check_each_page(BtlCheckState *state)
+{
+	for (BlockNumber blkno = BTREE_METAPAGE + 1; blkno < state->nblocks; blkno++)
+	{
+		MemoryContext oldcxt;
+		BTPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(state->pagecxt);
+		oldcxt = MemoryContextSwitchTo(state->pagecxt);
+		read_page_copy(state, blkno, state->cur);
+		if (!PageIsNew(state->cur))
+		{
+			opaque = check_page_header(state, blkno, state->cur);
+			if (!P_IGNORE(opaque))
+			{
+				check_items(state, blkno, state->cur, opaque);
+				check_page_order(state, blkno, state->cur, opaque);
+			}
+		}
+		MemoryContextSwitchTo(oldcxt);
+	}
 }
 
 /* table_index_build_scan() callback: the heap tuple's index tuple exists */
@@ -1142,15 +1184,18 @@ heap_tuple_callback(Relation index, ItemPointer tid, Datum *values,
 
 /* The whole check, under the caller's locks and user */
 static void
-check_index(Relation index, Relation heap, bool heapallindexed)
+check_index(Relation index, Relation heap, bool heapallindexed,
+			bool in_recovery)
 {
 	BtlCheckState state = {0};
 	BTMetaPageData meta;
 	Snapshot	snapshot = InvalidSnapshot;
 	MemoryContext hashcxt = NULL;
 
+	Assert(!(heapallindexed && in_recovery));
 	state.index = index;
 	state.heap = heap;
+	state.in_recovery = in_recovery;
 	state.nblocks = RelationGetNumberOfBlocks(index);
 	if (state.nblocks == 0)
 		report_corruption(errmsg("index \"%s\" has corrupted metapage",
@@ -1203,8 +1248,10 @@ check_index(Relation index, Relation heap, bool heapallindexed)
 										 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 
-	/* Every level, from the root down */
-	if (meta.btm_root != P_NONE)
+	/* Every level, from the root down; or every page during recovery */
+	if (in_recovery)
+		check_each_page(&state);
+	else if (meta.btm_root != P_NONE)
 	{
 		BlockNumber start = meta.btm_root;
 		uint32		level = meta.btm_level;
@@ -1280,15 +1327,23 @@ btlayout_check(PG_FUNCTION_ARGS)
 	Oid			save_userid;
 	int			save_sec_context;
 	int			save_nestlevel;
+	bool		in_recovery = RecoveryInProgress();
+	LOCKMODE	lockmode = in_recovery ? AccessShareLock : ShareLock;
+
+	if (heapallindexed && in_recovery)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("heapallindexed cannot be checked during recovery"),
+				 errhint("Check the index on the primary, or without heapallindexed here: then each page is checked on its own.")));
 
 	/*
-	 * ShareLock on the table first, then the index, the order everyone else
+	 * The lock on the table first, then the index, the order everyone else
 	 * takes them in.  If indexoid is not an index, btl_open_index() says so.
 	 */
 	heapoid = IndexGetRelation(indexoid, true);
 	if (OidIsValid(heapoid))
-		heap = table_open(heapoid, ShareLock);
-	index = btl_open_index(indexoid, ShareLock, false);
+		heap = table_open(heapoid, lockmode);
+	index = btl_open_index(indexoid, lockmode, false);
 
 	/* The index may have been dropped and its OID reused before we locked */
 	if (heap == NULL || heapoid != IndexGetRelation(indexoid, false))
@@ -1312,13 +1367,13 @@ btlayout_check(PG_FUNCTION_ARGS)
 						   save_sec_context | SECURITY_RESTRICTED_OPERATION);
 	save_nestlevel = NewGUCNestLevel();
 
-	check_index(index, heap, heapallindexed);
+	check_index(index, heap, heapallindexed, in_recovery);
 
 	AtEOXact_GUC(false, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 
-	index_close(index, ShareLock);
-	table_close(heap, ShareLock);
+	index_close(index, lockmode);
+	table_close(heap, lockmode);
 
 	PG_RETURN_VOID();
 }

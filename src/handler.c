@@ -208,7 +208,11 @@ btl_open_index(Oid indexoid, LOCKMODE lockmode, bool require_owner)
 	if (require_owner && !pg_class_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, get_rel_name(indexoid));
 
-	index = relation_open(indexoid, lockmode);
+	index = try_relation_open(indexoid, lockmode);
+	if (index == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (index->rd_rel->relkind != RELKIND_INDEX ||
 		index->rd_rel->relam != get_index_am_oid("btlayout", false))
 		ereport(ERROR,

@@ -28,6 +28,14 @@
 #     pass or fail with an index or data corruption error (SQLSTATE XX002
 #     or XX001), never an internal error.
 #
+# The damaged node is first started in standby mode (standby.signal, no
+# primary), so that btlayout_check() runs during recovery, where it checks
+# each page on its own: the damage inside one page (cases marked "local")
+# and to the metapage must be found there too, damage between pages (links,
+# levels, downlinks, a key the heap disagrees with) is left to the check on
+# the primary, and heapallindexed is refused.  Then the node is promoted
+# and everything is checked in full.
+#
 # Afterwards the server must still be up, with no backend killed by a
 # signal in its log.
 
@@ -126,18 +134,21 @@ sub garble
 my @cases = (
 	{
 		name => 'line pointers swapped (layout none)',
+		local => 1,
 		def => '(id)',
 		patch => sub { patch_block($_[0], 1, sub { swap_lps($_[0], 5, 6) }) },
 		expect => qr/index "c_\d+" has corrupted key order at block 1, offset 6/,
 	},
 	{
 		name => 'line pointers swapped (layout eytzinger)',
+		local => 1,
 		def => '(id) WITH (layout = eytzinger)',
 		patch => sub { patch_block($_[0], 1, sub { swap_lps($_[0], 10, 11) }) },
 		expect => qr/index "c_\d+" has corrupted key order at block 1, offset 11/,
 	},
 	{
 		name => 'line pointer beyond the tuple area',
+		local => 1,
 		def => '(id) WITH (layout = eytzinger)',
 		patch => sub {
 			patch_block($_[0], 1,
@@ -147,12 +158,14 @@ my @cases = (
 	},
 	{
 		name => 'line pointers overlapping',
+		local => 1,
 		def => '(id)',
 		patch => sub { patch_block($_[0], 2, sub { lp_set($_[0], 4, lp_get($_[0], 3)) }) },
 		expect => qr/has corrupted item at block 2, offset [34]\n.*overlaps the tuple of offset [34]/,
 	},
 	{
 		name => 'posting list TIDs out of order',
+		local => 1,
 		def => '(d)',
 		patch => sub {
 			patch_block(
@@ -211,12 +224,14 @@ my @cases = (
 	},
 	{
 		name => 'metapage magic zeroed',
+		local => 1,
 		def => '(id)',
 		patch => sub { patch_block($_[0], 0, sub { substr(${ $_[0] }, 24, 4, pack('V', 0)) }) },
 		expect => qr/has corrupted metapage\n.*Magic number 00000000/,
 	},
 	{
 		name => 'text length past its tuple',
+		local => 1,
 		def => '(v) WITH (layout = eytzinger)',
 		patch => sub {
 			patch_block($_[0], 1,
@@ -253,6 +268,7 @@ for my $seed (1 .. 6)
 	push @cases,
 	  {
 		name => "random bytes over the $what (seed $seed, $def)",
+		local => 1,
 		def => $def,
 		patch => sub {
 			srand($seed);
@@ -276,7 +292,7 @@ my @flips = map { { index => "f_$_", def => $flip_defs[ $_ % @flip_defs ] } } 0 
 # Build and check clean
 #
 my $node = PostgreSQL::Test::Cluster->new('check');
-$node->init;
+$node->init(allows_streaming => 1);    # wal_level replica: a standby later
 $node->append_conf('postgresql.conf', "autovacuum = off\n");
 $node->start;
 $node->safe_psql(
@@ -355,8 +371,60 @@ for my $flip (@flips)
 		});
 	$flip->{what} = "$flip->{index} $flip->{def}, block $blkno, bytes @at";
 }
-$node->start;
 
+# In recovery: each page on its own
+$node->set_standby_mode;
+$node->start;
+is($node->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
+	't', 'the damaged node is in recovery');
+for my $case (@cases)
+{
+	my ($stdout, $stderr);
+	my $rc = $node->psql(
+		'postgres',
+		"SELECT btlayout_check('$case->{index}')",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	if ($case->{local})
+	{
+		isnt($rc, 0, "$case->{name}: btlayout_check fails in recovery");
+		like($stderr, $case->{expect},
+			"$case->{name}: in recovery, the error names the damage");
+	}
+	else
+	{
+		is($rc, 0,
+			"$case->{name}: in recovery, damage between pages is left to the primary"
+		) or diag($stderr);
+	}
+}
+{
+	my ($stdout, $stderr);
+	$node->psql(
+		'postgres',
+		"\\set VERBOSITY verbose\nSELECT btlayout_check('$cases[0]{index}', true)",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	like($stderr, qr/ERROR:  55000: heapallindexed cannot be checked during recovery/,
+		'heapallindexed is refused in recovery');
+}
+for my $flip (@flips)
+{
+	my ($stdout, $stderr);
+	$node->psql(
+		'postgres',
+		"\\set VERBOSITY verbose\nSELECT btlayout_check('$flip->{index}')",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	ok($stderr eq '' || $stderr =~ /ERROR:  XX00[12]: /,
+		"in recovery, bytes flipped in $flip->{what}: clean or a corruption error")
+	  or diag($stderr);
+}
+
+# Promoted: everything
+$node->promote;
+$node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+  or die 'the node was not promoted';
 for my $case (@cases)
 {
 	my ($stdout, $stderr);
