@@ -408,18 +408,34 @@ for my $case (@cases)
 	like($stderr, qr/ERROR:  55000: heapallindexed cannot be checked during recovery/,
 		'heapallindexed is refused in recovery');
 }
-for my $flip (@flips)
+
+# Each index with flipped bytes: clean or a corruption error; returns a
+# count of the outcomes
+sub check_flips
 {
-	my ($stdout, $stderr);
-	$node->psql(
-		'postgres',
-		"\\set VERBOSITY verbose\nSELECT btlayout_check('$flip->{index}')",
-		stdout => \$stdout,
-		stderr => \$stderr);
-	ok($stderr eq '' || $stderr =~ /ERROR:  XX00[12]: /,
-		"in recovery, bytes flipped in $flip->{what}: clean or a corruption error")
-	  or diag($stderr);
+	my ($heapallindexed, $when) = @_;
+	my %outcomes;
+	for my $flip (@flips)
+	{
+		my ($stdout, $stderr);
+		$node->psql(
+			'postgres',
+			"\\set VERBOSITY verbose\nSELECT btlayout_check('$flip->{index}', $heapallindexed)",
+			stdout => \$stdout,
+			stderr => \$stderr);
+		ok($stderr eq '' || $stderr =~ /ERROR:  XX00[12]: /,
+			"${when}bytes flipped in $flip->{what}: clean or a corruption error")
+		  or diag($stderr);
+		my ($outcome) = $stderr =~ /ERROR:  XX00[12]: (index "[^"]+" has corrupted \S+ \S+|[^\n]+)/;
+		$outcome //= 'clean';
+		$outcome =~ s/"f_\d+"/"f_N"/;
+		$outcome =~ s/\(\d+,\d+\)/(b,o)/;
+		$outcomes{$outcome}++;
+	}
+	note("${when}byte flips: $outcomes{$_} $_") for sort keys %outcomes;
+	return;
 }
+check_flips('false', 'in recovery, ');
 
 # Promoted: everything
 $node->promote;
@@ -442,25 +458,7 @@ for my $case (@cases)
 	like($stderr, $case->{expect}, "$case->{name}: error names the damage");
 }
 
-my %outcomes;
-for my $flip (@flips)
-{
-	my ($stdout, $stderr);
-	$node->psql(
-		'postgres',
-		"\\set VERBOSITY verbose\nSELECT btlayout_check('$flip->{index}', true)",
-		stdout => \$stdout,
-		stderr => \$stderr);
-	ok($stderr eq '' || $stderr =~ /ERROR:  XX00[12]: /,
-		"bytes flipped in $flip->{what}: clean or a corruption error")
-	  or diag($stderr);
-	my ($outcome) = $stderr =~ /ERROR:  XX00[12]: (index "[^"]+" has corrupted \S+ \S+|[^\n]+)/;
-	$outcome //= 'clean';
-	$outcome =~ s/"f_\d+"/"f_N"/;
-	$outcome =~ s/\(\d+,\d+\)/(b,o)/;
-	$outcomes{$outcome}++;
-}
-note("byte flips: $outcomes{$_} $_") for sort keys %outcomes;
+check_flips('true', '');
 
 # Still up, nothing crashed
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server is still up');
