@@ -176,22 +176,7 @@ sub check_standby
 #
 # Primary, replication slot, base backup, streaming standby
 #
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', 'autovacuum = off');
-$primary->start;
-$primary->safe_psql('postgres',
-	q{SELECT pg_create_physical_replication_slot('standby_slot')});
-$primary->backup('base');
-
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', q{primary_slot_name = 'standby_slot'});
-$standby->start;
-
-$primary->poll_query_until('postgres',
-	q{SELECT active FROM pg_replication_slots WHERE slot_name = 'standby_slot'})
-  or die 'the standby did not connect to its slot';
+my ($primary, $standby) = btl_primary_and_standby("autovacuum = off\n");
 is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
 	't', 'standby is in recovery');
 

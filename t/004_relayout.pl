@@ -50,20 +50,10 @@ sub index_matches_heap
 #
 # 1. Standby with WAL consistency checking
 #
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', "wal_consistency_checking = 'btree'\n");
-$primary->start;
+my ($primary, $standby) =
+  btl_primary_and_standby("wal_consistency_checking = 'btree'\n");
 $primary->safe_psql('postgres', 'CREATE EXTENSION btlayout; CREATE EXTENSION pageinspect;');
 $primary->safe_psql('postgres', $masked_pages_sql);
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby_slot')");
-$primary->backup('backup');
-
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'backup', has_streaming => 1);
-$standby->append_conf('postgresql.conf',
-	"primary_slot_name = 'standby_slot'\nwal_consistency_checking = 'btree'\n");
-$standby->start;
 
 $primary->safe_psql('postgres', q{
 CREATE TABLE r (k int4, v text);

@@ -72,21 +72,7 @@ max_wal_size = 4GB
 autovacuum = off
 max_prepared_transactions = 10
 };
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', $common_conf);
-$primary->start;
-$primary->safe_psql('postgres',
-	q{SELECT pg_create_physical_replication_slot('standby_slot')});
-$primary->backup('base');
-
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', qq{primary_slot_name = 'standby_slot'\n});
-$standby->start;
-$primary->poll_query_until('postgres',
-	q{SELECT active FROM pg_replication_slots WHERE slot_name = 'standby_slot'})
-  or die 'the standby did not connect to its slot';
+my ($primary, $standby) = btl_primary_and_standby($common_conf);
 
 #
 # 1. The pg_regress suite against the primary, in a database made as

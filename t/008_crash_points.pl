@@ -152,24 +152,14 @@ sub relation_is_valid
 # Primary and streaming standby (slot); few buffers, so that pages are
 # written and evicted before the crashes and redo meets newer pages
 #
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf(
-	'postgresql.conf', q{
+my ($primary, $standby) = btl_primary_and_standby(
+	q{
 shared_buffers = 8MB
 autovacuum = off
 checkpoint_timeout = 1h
 max_wal_size = 2GB
 wal_retrieve_retry_interval = 200ms
 });
-$primary->start;
-$primary->safe_psql($db,
-	q{SELECT pg_create_physical_replication_slot('standby_slot')});
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', qq{primary_slot_name = 'standby_slot'\n});
-$standby->start;
 
 $primary->safe_psql(
 	$db, q{

@@ -1,7 +1,8 @@
 
 # Copyright (c) btlayout authors
 #
-# What btlayout's TAP tests share: the settings that force each kind of scan.
+# What btlayout's TAP tests share: the settings that force each kind of scan,
+# and a primary with a streaming standby.
 
 package BtlayoutTest;
 
@@ -9,8 +10,9 @@ use strict;
 use warnings;
 use Exporter 'import';
 use JSON::PP;
+use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(%scan_settings @index_modes);
+our @EXPORT = qw(%scan_settings @index_modes btl_primary_and_standby);
 
 # Helpers for tests that check every btlayout index of a node (t/007-009);
 # imported by name only, so that no test's own subroutines are shadowed
@@ -30,6 +32,32 @@ our %scan_settings = (
 
 # The index-reading kinds
 our @index_modes = qw(indexscan indexonlyscan bitmapscan);
+
+# A primary (streaming allowed, $conf added to its configuration, which the
+# standby inherits) and a standby streaming from it through the physical
+# replication slot standby_slot ($standby_conf added), both started;
+# returns ($primary, $standby) once the standby uses its slot
+sub btl_primary_and_standby
+{
+	my ($conf, $standby_conf) = @_;
+	my $primary = PostgreSQL::Test::Cluster->new('primary');
+	$primary->init(allows_streaming => 1);
+	$primary->append_conf('postgresql.conf', $conf);
+	$primary->start;
+	$primary->safe_psql('postgres',
+		q{SELECT pg_create_physical_replication_slot('standby_slot')});
+	$primary->backup('base');
+
+	my $standby = PostgreSQL::Test::Cluster->new('standby');
+	$standby->init_from_backup($primary, 'base', has_streaming => 1);
+	$standby->append_conf('postgresql.conf',
+		"primary_slot_name = 'standby_slot'\n" . ($standby_conf // ''));
+	$standby->start;
+	$primary->poll_query_until('postgres',
+		q{SELECT active FROM pg_replication_slots WHERE slot_name = 'standby_slot'})
+	  or die 'the standby did not connect to its slot';
+	return ($primary, $standby);
+}
 
 # Databases of a node that accept connections (template0 does not)
 sub btl_databases
