@@ -42,11 +42,13 @@
 #   BTL_FUZZ_OPS=N            operations (default 3000: 20-30 s on this
 #                             2-core machine when idle, about 50 s with both
 #                             cores busy).  BTL_FUZZ_OPS=1000000 is the long
-#                             mode: 110-130 operations/s, so 2-2.5 hours
-#                             (100,000 took 15 min); the rate is printed at
-#                             the end and progress every 10%
+#                             mode; progress is printed every 10% and the
+#                             rate at the end
 #   BTL_FUZZ_MAXROWS=N        rows per table before inserts turn into
-#                             deletes (default 20000)
+#                             deletes (default 20000).  The tables' size
+#                             sets the rate: 75-80 operations/s at 20000
+#                             (a million operations take 3.5 hours here),
+#                             about 240/s at 5000 (70 minutes)
 #   BTL_FUZZ_EXPLAIN_EVERY=N  EXPLAIN every N-th query (default 25)
 #   BTL_FUZZ_SQLLOG=PATH      write every statement sent, in order, to PATH
 #                             (or tmp_check/log/006_fuzz_replay.sql if "1"):
