@@ -47,8 +47,8 @@
 #   BTL_FUZZ_MAXROWS=N        rows per table before inserts turn into
 #                             deletes (default 20000).  The tables' size
 #                             sets the rate: 75-80 operations/s at 20000
-#                             (a million operations take 3.5 hours here),
-#                             about 240/s at 5000 (70 minutes)
+#                             (a million operations take 3.5-3.7 hours
+#                             here), 207/s at 5000 (80 minutes)
 #   BTL_FUZZ_EXPLAIN_EVERY=N  EXPLAIN every N-th query (default 25)
 #   BTL_FUZZ_SQLLOG=PATH      write every statement sent, in order, to PATH
 #                             (or tmp_check/log/006_fuzz_replay.sql if "1"):
