@@ -39,7 +39,10 @@ test/layout_test: test/layout_test.c src/layout.c src/layout.h
 # The compare core, at every instruction set this machine has:
 test/bincmp_test: test/bincmp_test.c src/bincmp.c src/bincmp.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/bincmp_test.c src/bincmp.c -L$(pkglibdir) -lpgport
-EXTRA_CLEAN = test/layout_test test/bincmp_test
+# Page planning, on synthetic pages:
+test/page_test: test/page_test.c src/page.c src/layout.c src/btlayout.h src/layout.h
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/page_test.c src/page.c src/layout.c -L$(pkglibdir) -lpgport
+EXTRA_CLEAN = test/layout_test test/bincmp_test test/page_test
 
 # Print the regression test list for scripts/test.sh
 print-regress:

@@ -56,10 +56,7 @@ typedef struct BtlOptions
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
 
-/*
- * Bytes per cache line: layouts align their units to it, and pad a page by
- * less than one (page.c); the search relies on that bound (search.c).
- */
+/* Bytes per cache line, for the search's prefetches (search.c) */
 #define BTL_CACHE_LINE	64
 
 /* Free space CREATE INDEX leaves on leaf pages, from the fill factor */
@@ -122,7 +119,7 @@ extern BtlSearchCounters btl_search_counters;
 /* search.c (the key is a BtlSearchKey, compare.h) */
 struct BtlSearchKey;
 extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
-								Page page);
+								Buffer buf);
 extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 						 BTScanInsert inskey, Snapshot snapshot);
 

@@ -14,9 +14,10 @@
  *
  *	- the metapage: magic, version, root and fast root in range and at the
  *	  levels the metapage gives;
- *	- every page reached: header and special space sane, line pointers
- *	  describing MAXALIGNed tuple bodies inside the tuple area that do not
- *	  overlap, tuple sizes agreeing with line pointers, attribute counts and
+ *	- every page reached: header and special space sane, no more line
+ *	  pointers than a page holds, line pointers describing MAXALIGNed tuple
+ *	  bodies inside the tuple area that do not overlap and fill it exactly
+ *	  (nbtree's space accounting relies on that), tuple sizes agreeing with line pointers, attribute counts and
  *	  pivot/posting flags as nbtree sets them, every attribute value inside
  *	  its tuple, posting lists inside their tuples with at least two valid,
  *	  strictly increasing TIDs;
@@ -218,6 +219,12 @@ check_page_header(BtlCheckState *state, BlockNumber blkno, Page page)
 									(unsigned) hdr->pd_lower,
 									(unsigned) hdr->pd_upper,
 									(unsigned) hdr->pd_special));
+	if (PageGetMaxOffsetNumber(page) > MaxIndexTuplesPerPage)
+		report_corruption(errmsg("index \"%s\" has corrupted page at block %u",
+								 INDEXNAME(state), blkno),
+						  errdetail("The page has %u line pointers; a page holds at most %u.",
+									(unsigned) PageGetMaxOffsetNumber(page),
+									(unsigned) MaxIndexTuplesPerPage));
 	opaque = BTPageGetOpaque(page);
 	if (P_ISMETA(opaque))
 		report_corruption(errmsg("index \"%s\" has corrupted page at block %u",
@@ -446,6 +453,27 @@ check_items(BtlCheckState *state, BlockNumber blkno, Page page,
 										bodies[i - 1].off,
 										(unsigned) bodies[i - 1].start,
 										(unsigned) (bodies[i - 1].start + bodies[i - 1].len)));
+
+	/*
+	 * The tuple area holds exactly the items, with no gap: nbtree's space
+	 * accounting (_bt_findsplitloc() takes the data on a page to be what its
+	 * free space leaves) relies on it, and every layout keeps it (page.c).
+	 * The bodies do not overlap and lie inside the area, so it is enough that
+	 * their lengths add up to its size.
+	 */
+	{
+		unsigned	total = 0;
+
+		for (int i = 0; i < n; i++)
+			total += bodies[i].len;
+		if (total != (unsigned) (hdr->pd_special - hdr->pd_upper))
+			report_corruption(errmsg("index \"%s\" has corrupted page at block %u",
+									 INDEXNAME(state), blkno),
+							  errdetail("The tuple area (bytes %u to %u) holds %u bytes of tuples; nbtree expects exactly its size.",
+										(unsigned) hdr->pd_upper,
+										(unsigned) hdr->pd_special, total),
+							  errhint("btlayout_relayout() or REINDEX rewrites the page.  Earlier builds of btlayout left such a gap when they aligned a layout to cache lines."));
+	}
 	pfree(bodies);
 
 	/* Inside each tuple */

@@ -9,7 +9,7 @@
  * the special space its contents.  The bodies are placed contiguously, from
  * low addresses to high:
  *
- *		[high key] [minus infinity] [slot 0] [slot 1] ... [slot n-1] [pad]
+ *		[high key] [minus infinity] [slot 0] [slot 1] ... [slot n-1]
  *
  * The high key (absent on the rightmost page of a level) is read at every
  * visit of the page, before the binary search, so it sits right before the
@@ -28,8 +28,10 @@
  *
  * Planning reads only the page header, special space and line pointers, and
  * refuses any page whose line pointers do not describe tuples inside the
- * tuple area (so a corrupt page is left as it is, for btlayout_check() to
- * report).
+ * tuple area, or that has more of them than a page can hold (so a corrupt
+ * page is left as it is, for btlayout_check() to report).  All its bounds
+ * are computed in signed arithmetic: a plan never places a body outside
+ * pd_lower .. pd_special, whatever the header says.
  *
  * src/page.c
  *
@@ -38,25 +40,6 @@
 #include "btlayout.h"
 
 #include "storage/bufpage.h"
-
-/*
- * Where slot 0 should start within a cache line, for searchable items of
- * one width (0 if they have several).
- *
- * Eytzinger puts the 2^k descendants of a node k levels down in adjacent
- * slots starting at 1-based index 2^k * (i+1); with slot 0 at offset
- * width (mod line), every run of line/width items starting at a 1-based
- * index that is a multiple of line/width fills exactly one line, so each
- * prefetch of descendants is one line.  btorder nodes are one line each
- * from slot 0.  The others gain nothing particular; line-aligned slot 0.
- */
-static int
-slot0_alignment(BtlLayout layout, int width)
-{
-	if (layout == BTL_LAYOUT_EYTZINGER && width > 0)
-		return width % BTL_CACHE_LINE;
-	return 0;
-}
 
 /*
  * Plan the page in the layout.  Returns false, leaving *plan undefined, if
@@ -69,12 +52,9 @@ btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan)
 	BTPageOpaque opaque;
 	OffsetNumber maxoff;
 	OffsetNumber off;
-	uint16		slot_rank[BTL_MAX_ITEMS];
-	Size		total = 0;
-	Size		prefix = 0;
-	Size		pos;
-	int			align;
-	int			pad;
+	uint16		slot_rank[MaxIndexTuplesPerPage];
+	int			total = 0;
+	int			pos;
 	int			s;
 
 	Assert(layout != BTL_LAYOUT_NONE);
@@ -89,7 +69,10 @@ btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan)
 	if (P_ISMETA(opaque) || P_IGNORE(opaque))
 		return false;
 
+	/* No more items than the plan has room for (a damaged pd_lower) */
 	maxoff = PageGetMaxOffsetNumber(page);
+	if (maxoff > MaxIndexTuplesPerPage)
+		return false;
 	plan->maxoff = maxoff;
 	plan->firstsearch = P_FIRSTDATAKEY(opaque) + (P_ISLEAF(opaque) ? 0 : 1);
 	plan->nsearch = Max((int) maxoff - (int) plan->firstsearch + 1, 0);
@@ -105,25 +88,27 @@ btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan)
 			ItemIdGetOffset(iid) < hdr->pd_upper ||
 			ItemIdGetOffset(iid) + len > hdr->pd_special)
 			return false;
-		total += MAXALIGN(len);
+		total += (int) MAXALIGN(len);
 		if (off < plan->firstsearch)
-			prefix += MAXALIGN(len);
-		else if (plan->width == -1)
+			continue;
+		if (plan->width == -1)
 			plan->width = (int) MAXALIGN(len);
 		else if (plan->width != (int) MAXALIGN(len))
 			plan->width = 0;
 	}
-	if (total > hdr->pd_special - hdr->pd_lower)
-		return false;
 	if (plan->width == -1)
 		plan->width = 0;
 
-	/* Pad after the last slot to align slot 0, if the page has the room */
-	align = slot0_alignment(layout, plan->width);
-	pad = (int) ((hdr->pd_special - total + prefix - align) % BTL_CACHE_LINE);
-	if (plan->nsearch == 0 || hdr->pd_special - total - pad < hdr->pd_lower)
-		pad = 0;
-	plan->upper = hdr->pd_special - total - pad;
+	/*
+	 * The bodies, packed against the special space, take no more room than
+	 * the tuple area has: more would mean bodies that overlap (corruption),
+	 * and it keeps the plan's pd_upper at or above the page's, so above
+	 * pd_lower.  Less is a page with a gap in its tuple area, which a layout
+	 * of earlier builds of btlayout could leave: the plan closes it.
+	 */
+	if (total > (int) hdr->pd_special - (int) hdr->pd_upper)
+		return false;
+	plan->upper = (LocationIndex) ((int) hdr->pd_special - total);
 
 	/* High key and minus infinity first, in offset order, then the slots */
 	pos = plan->upper;
@@ -142,7 +127,7 @@ btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan)
 		plan->offset[off] = pos;
 		pos += MAXALIGN(ItemIdGetLength(PageGetItemId(page, off)));
 	}
-	Assert(pos == hdr->pd_special - pad);
+	Assert(pos == hdr->pd_special);
 
 	return true;
 }
@@ -164,8 +149,8 @@ btl_page_matches(Page page, const BtlPagePlan *plan)
 /*
  * Move the tuple bodies where the plan says.  No allocation and no error:
  * this runs inside the critical section of a WAL-logged rewrite.  The
- * space between line pointers and tuples is zeroed, like the pad, so that a
- * page and its full-page image are the same bytes.
+ * space between line pointers and tuples is zeroed, so that a page and its
+ * full-page image are the same bytes.
  */
 void
 btl_page_apply(Page page, const BtlPagePlan *plan)

@@ -537,7 +537,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	}
 	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
 
-	offnum = btl_binsrch(rel, &key, BufferGetPage(buf));
+	offnum = btl_binsrch(rel, &key, buf);
 	if (goback)
 		offnum = OffsetNumberPrev(offnum);
 

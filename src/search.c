@@ -181,14 +181,13 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	ranks = layout_ranks(layout, node, n);
 
 	/*
-	 * The slots must lie inside the tuple area, and end less than a cache
-	 * line (the layout's pad) before its end; the last slot's line pointer
-	 * must point where the first one's says.  Pages with items of several
-	 * widths (posting lists, say) mostly fail here, before any walk.
+	 * The slots must lie inside the tuple area and end at its end (page.c);
+	 * the last slot's line pointer must point where the first one's says.
+	 * Pages with items of several widths (posting lists, say) mostly fail
+	 * here, before any walk.
 	 */
 	baseoff = ItemIdGetOffset(PageGetItemId(page, first + ranks[0]));
-	if (baseoff < hdr->pd_upper || baseoff + n * width > hdr->pd_special ||
-		hdr->pd_special - (baseoff + n * width) >= BTL_CACHE_LINE)
+	if (baseoff < hdr->pd_upper || baseoff + n * width != hdr->pd_special)
 		return InvalidOffsetNumber;
 	iid = PageGetItemId(page, first + ranks[n - 1]);
 	if (ItemIdGetOffset(iid) != baseoff + (n - 1) * width ||
@@ -268,13 +267,20 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
 }
 
 /*
- * The in-page search, with the results of nbtree's _bt_binsrch() for
- * scans: on a leaf, the offset of the first item not below the key (maxoff
- * + 1 if none); on an internal page, the offset of the downlink to follow.
+ * The in-page search of the page in buf (locked), with the results of
+ * nbtree's _bt_binsrch() for scans: on a leaf, the offset of the first item
+ * not below the key (maxoff + 1 if none); on an internal page, the offset
+ * of the downlink to follow.
+ *
+ * A page claiming more line pointers than a page can hold (a damaged
+ * pd_lower that the buffer manager's header check lets through) is refused
+ * here, once per page visit, so that neither search indexes its tables or
+ * reads line pointers by a count no page can have.
  */
 OffsetNumber
-btl_binsrch(Relation rel, const BtlSearchKey *key, Page page)
+btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 {
+	Page		page = BufferGetPage(buf);
 	BTPageOpaque opaque = BTPageGetOpaque(page);
 	bool		isleaf = P_ISLEAF(opaque);
 	OffsetNumber low = P_FIRSTDATAKEY(opaque);
@@ -282,6 +288,13 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Page page)
 	OffsetNumber first = isleaf ? low : low + 1;
 	OffsetNumber result = InvalidOffsetNumber;
 
+	if (unlikely(maxoff > MaxIndexTuplesPerPage))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errdetail("The page has %u line pointers; a page holds at most %u.",
+						   (unsigned) maxoff, (unsigned) MaxIndexTuplesPerPage)));
 	if (unlikely(maxoff < low))
 		return low;
 
@@ -355,7 +368,7 @@ btl_search(Relation rel, const BtlSearchKey *key, BTScanInsert inskey,
 		if (P_ISLEAF(opaque))
 			break;
 
-		offnum = btl_binsrch(rel, key, page);
+		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
 		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key->prefetch);
 	}

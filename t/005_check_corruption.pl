@@ -20,6 +20,12 @@
 #   - a text value's length header pointing past its tuple;
 #   - a key changed to a value that keeps the order: the structure is
 #     sound, but heapallindexed finds the heap row without index tuple;
+#   - more line pointers than a page holds: 679 tuples of 8 bytes in a
+#     leaf (which a layout's plan must refuse, not overrun), and a pd_lower
+#     raised to claim 1000 (which the search must refuse, not index its
+#     tables with); on these, btlayout_relayout(), btlayout_stats() and
+#     btlayout_page() must not fail, and a lookup through the index must
+#     fail with a corruption error;
 #   - random bytes (seeded) over a leaf's line pointers, its tuple area, or
 #     the whole page body;
 #   - a few random bytes (seeded) flipped in a random page of indexes of
@@ -108,6 +114,29 @@ sub maxoff
 sub set_prev  { substr(${ $_[0] }, $SPECIAL,     4, pack('V', $_[1])); return; }
 sub set_next  { substr(${ $_[0] }, $SPECIAL + 4, 4, pack('V', $_[1])); return; }
 sub set_level { substr(${ $_[0] }, $SPECIAL + 8, 4, pack('V', $_[1])); return; }
+
+sub set_lower_upper
+{
+	my ($page, $lower, $upper) = @_;
+	substr($$page, 12, 4, pack('vv', $lower, $upper));
+	return;
+}
+
+# The page's items replaced by as many 8-byte tuples as fit: more line
+# pointers than a page of real index tuples can have
+sub many_small_items
+{
+	my ($page) = @_;
+	my $n = int(($SPECIAL - 24) / 12);
+	my $upper = $SPECIAL - 8 * $n;
+	set_lower_upper($page, 24 + 4 * $n, $upper);
+	for my $i (1 .. $n)
+	{
+		lp_set($page, $i, $upper + 8 * ($i - 1), 1, 8);
+		substr($$page, $upper + 8 * ($i - 1), 8, pack('vvvv', 0, 1, 1, 8));
+	}
+	return;
+}
 
 sub swap_lps
 {
@@ -253,6 +282,24 @@ my @cases = (
 		},
 		structure_ok => 1,
 		expect => qr/heap tuple \(\d+,\d+\) from table "t" lacks matching index tuple within index "c_\d+"/,
+	},
+	{
+		name => 'more line pointers than a page holds (small tuples)',
+		local => 1,
+		def => '((id + 1)) WITH (layout = eytzinger)',
+		patch => sub { patch_block($_[0], 1, \&many_small_items) },
+		lookup => 'SELECT count(*) FROM t WHERE id + 1 = 6',
+		expect => qr/has corrupted page at block 1\n.*The page has 679 line pointers; a page holds at most 408/,
+	},
+	{
+		name => 'pd_lower claiming more line pointers than a page holds',
+		local => 1,
+		def => '((id + 2)) WITH (layout = eytzinger)',
+		patch => sub {
+			patch_block($_[0], 1, sub { set_lower_upper($_[0], 24 + 4 * 1000, 24 + 4 * 1000) });
+		},
+		lookup => 'SELECT count(*) FROM t WHERE id + 2 = 7',
+		expect => qr/has corrupted page at block 1\n.*The page has 1000 line pointers; a page holds at most 408/,
 	},);
 
 # Random bytes: seeded, over three regions of block 1, on both layouts
@@ -456,6 +503,28 @@ for my $case (@cases)
 		stderr => \$stderr);
 	isnt($rc, 0, "$case->{name}: btlayout_check fails");
 	like($stderr, $case->{expect}, "$case->{name}: error names the damage");
+
+	next unless $case->{lookup};
+	# The functions that plan pages leave the damaged page alone
+	for my $sql (
+		"SELECT btlayout_relayout('$case->{index}') >= 0",
+		"SELECT pages > 0 FROM btlayout_stats('$case->{index}')",
+		"SELECT count(*) > 0 FROM btlayout_page('$case->{index}', 1)")
+	{
+		$rc = $node->psql('postgres', $sql, stdout => \$stdout, stderr => \$stderr);
+		is($rc . $stdout, '0t', "$case->{name}: $sql") or diag($stderr);
+	}
+	# A lookup through the index that reaches the page fails cleanly
+	$rc = $node->psql(
+		'postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off;\n"
+		  . "\\set VERBOSITY verbose\n$case->{lookup}",
+		stdout => \$stdout,
+		stderr => \$stderr);
+	like(
+		$stderr,
+		qr/ERROR:  XX002: index "c_\d+" contains corrupted page at block 1/,
+		"$case->{name}: a lookup through the index fails with a corruption error");
 }
 
 check_flips('true', '');
