@@ -224,5 +224,20 @@ btl_open_index(Oid indexoid, LOCKMODE lockmode, bool require_owner)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot access temporary indexes of other sessions")));
 
+	/*
+	 * An index that is not ready for inserts is still being built by CREATE
+	 * INDEX CONCURRENTLY or REINDEX CONCURRENTLY (whose builder holds only a
+	 * lock ours do not conflict with), or is what a failed one left.  The
+	 * loader writes its pages around shared buffers: reading them now could
+	 * leave stale copies of pages it has not written yet in shared buffers,
+	 * for later inserts and VACUUM to trust.
+	 */
+	if (!index->rd_index->indisready)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" is not ready",
+						RelationGetRelationName(index)),
+				 errdetail("It is being built concurrently, or a concurrent build of it failed.")));
+
 	return index;
 }
