@@ -175,7 +175,8 @@ CREATE FUNCTION btlayout_stats(index regclass,
 	OUT deleted_pages bigint, OUT half_dead_pages bigint, OUT new_pages bigint,
 	OUT leaf_items bigint, OUT free_bytes bigint,
 	OUT layout text, OUT laid_out_pages bigint, OUT laid_out_percent float8,
-	OUT uniform_width_pages bigint)
+	OUT uniform_width_pages bigint, OUT inserted_since_pages bigint,
+	OUT out_of_layout_pages bigint)
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION btlayout_stats(regclass) IS
@@ -197,7 +198,8 @@ REVOKE ALL ON FUNCTION btlayout_page(regclass, bigint) FROM PUBLIC;
 
 CREATE FUNCTION btlayout_search_stats(
 	OUT layout_searches bigint, OUT layout_confirmed bigint,
-	OUT layout_fallbacks bigint, OUT ordinary_searches bigint)
+	OUT layout_fallbacks bigint, OUT ordinary_searches bigint,
+	OUT layout_with_inserts bigint, OUT lookup_relayouts bigint)
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION btlayout_search_stats() IS

@@ -52,6 +52,7 @@ typedef struct BtlOptions
 	BTOptions	bt;				/* must be first: read by nbtree's code */
 	int			layout;			/* a BtlLayout */
 	bool		prefetch;		/* prefetch in the layout-directed search */
+	bool		lookup_relayout;	/* lookups relayout stale pages they meet */
 } BtlOptions;
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
@@ -72,6 +73,18 @@ typedef struct BtlOptions
 	 (BtlLayout) ((BtlOptions *) (rel)->rd_options)->layout : BTL_DEFAULT_LAYOUT)
 #define BtlGetPrefetch(rel) \
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->prefetch : true)
+#define BtlGetLookupRelayout(rel) \
+	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->lookup_relayout : true)
+
+/*
+ * A page laid out with inserts since is served by the layout-directed
+ * search, but less well as the items inserted since grow: once they are
+ * more than 1/BTL_RELAYOUT_INSERTED_SHARE of its items, a relayout after
+ * VACUUM or after a lookup rewrites it (relayout.c).
+ */
+#define BTL_RELAYOUT_INSERTED_SHARE	8
+#define btl_too_many_inserted(inserted, nitems) \
+	((inserted) * BTL_RELAYOUT_INSERTED_SHARE > (nitems))
 
 /* GUC btlayout.prefetch (handler.c): off turns prefetching off everywhere */
 extern bool btl_prefetch;
@@ -91,6 +104,20 @@ typedef struct BtlPagePlan
 	LocationIndex offset[MaxIndexTuplesPerPage + 1];
 } BtlPagePlan;
 
+/*
+ * How a live page stands against a layout (page.c): in it; in it but for
+ * items inserted since, which the layout-directed search serves too; out of
+ * it; or not a page that can be laid out at all (not a live btree page, or
+ * damaged).
+ */
+typedef enum BtlPageState
+{
+	BTL_PAGE_LAID_OUT,
+	BTL_PAGE_INSERTED,
+	BTL_PAGE_OUT_OF_LAYOUT,
+	BTL_PAGE_UNPLANNABLE
+} BtlPageState;
+
 /* handler.c */
 extern bytea *btlayout_options(Datum reloptions, bool validate);
 extern Relation btl_open_index(Oid indexoid, LOCKMODE lockmode,
@@ -101,6 +128,8 @@ extern bool btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan);
 extern bool btl_page_matches(Page page, const BtlPagePlan *plan);
 extern void btl_page_apply(Page page, const BtlPagePlan *plan);
 extern bool btl_page_layout(Page page, BtlLayout layout);
+extern BtlPageState btl_page_state(Page page, BtlLayout layout,
+								   BtlPagePlan *plan, int *inserted);
 
 /*
  * Which way in-page searches of this backend went (search.c).  Plain
@@ -111,6 +140,9 @@ typedef struct BtlSearchCounters
 	uint64		layout_searches;	/* pages searched by walking the layout */
 	uint64		layout_confirmed;	/* ... whose answer the line pointers confirmed */
 	uint64		layout_fallbacks;	/* ... searched again through line pointers */
+	uint64		layout_with_inserts;	/* confirmed, on pages with inserts
+										 * since their layout */
+	uint64		lookup_relayouts;	/* pages rewritten after lookups met them */
 	uint64		ordinary_searches;	/* searches through line pointers */
 } BtlSearchCounters;
 
@@ -125,13 +157,18 @@ extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);
+extern void btlayout_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+							ScanKey orderbys, int norderbys);
+extern void btlayout_endscan(IndexScanDesc scan);
 extern int64 btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 
 /* relayout.c */
 extern int64 btl_relayout_index(Relation index, BufferAccessStrategy strategy,
-								bool vacuum_delay);
+								bool vacuum_delay, bool all);
 extern IndexBulkDeleteResult *btlayout_vacuumcleanup(IndexVacuumInfo *info,
 													 IndexBulkDeleteResult *stats);
+extern void btl_note_stale_page(Relation index, Buffer buf);
+extern void btl_relayout_noted(Relation index);
 
 /* conflict.c */
 extern void btlayout_install_conflict_hook(void);

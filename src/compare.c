@@ -20,6 +20,7 @@
  */
 #include "btlayout.h"
 
+#include "access/xlog.h"
 #include "binops.h"
 #include "compare.h"
 #include "utils/fmgroids.h"
@@ -162,10 +163,12 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 	key->layout = BtlGetLayout(rel);
 	key->prefetch = btl_prefetch && BtlGetPrefetch(rel);
+	key->note_stale = BtlGetLookupRelayout(rel) && !RecoveryInProgress();
 	key->keysz = inskey->keysz;
 	key->nextkey = inskey->nextkey;
 	key->tupdesc = tupdesc;
 	key->fixed = true;
+	key->walkable = true;
 	key->varatt = -1;
 
 	for (i = 0; i < inskey->keysz; i++)
@@ -247,6 +250,8 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		}
 		if (att->argnull)
 			att->kind = BTL_CMP_GENERIC;	/* never compared by value */
+		else if (att->kind == BTL_CMP_GENERIC)
+			key->walkable = false;
 
 		/*
 		 * Fixed offset while every attribute so far has a fixed width.  The
@@ -274,6 +279,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		}
 	}
 	key->minwidth = off;
+	key->walkable &= key->fixed;
 }
 
 /*

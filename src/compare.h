@@ -76,9 +76,11 @@ typedef struct BtlSearchKey
 {
 	int			layout;			/* the index's layout (a BtlLayout) */
 	bool		prefetch;		/* prefetch what the layout walk needs next */
+	bool		note_stale;		/* note stale pages for a lookup relayout */
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */
 	bool		fixed;			/* every attribute at a fixed offset */
+	bool		walkable;		/* fixed, and every comparison inline */
 	int			varatt;			/* the last one, a varlena; or -1 */
 	int			minwidth;		/* bytes a tuple needs to hold them all */
 	TupleDesc	tupdesc;

@@ -46,6 +46,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	offsetof(BtlOptions, bt.deduplicate_items)},
 	{"layout", RELOPT_TYPE_ENUM, offsetof(BtlOptions, layout)},
 	{"prefetch", RELOPT_TYPE_BOOL, offsetof(BtlOptions, prefetch)},
+	{"lookup_relayout", RELOPT_TYPE_BOOL, offsetof(BtlOptions, lookup_relayout)},
 };
 
 bool		btl_prefetch = true;
@@ -128,6 +129,11 @@ _PG_init(void)
 					   true,
 					   ShareUpdateExclusiveLock);
 
+	add_bool_reloption(btl_relopt_kind, "lookup_relayout",
+					   "Lets lookups rewrite the out-of-layout pages of this btlayout index they meet",
+					   true,
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomBoolVariable("btlayout.prefetch",
 							 "Prefetch what the layout-directed search needs next.",
 							 "Off turns prefetching off for every btlayout index; "
@@ -187,6 +193,8 @@ btlayout_handler(PG_FUNCTION_ARGS)
 	amroutine->ambuild = btlayout_build;
 	amroutine->amvacuumcleanup = btlayout_vacuumcleanup;
 	amroutine->amgettuple = btlayout_gettuple;
+	amroutine->amrescan = btlayout_rescan;
+	amroutine->amendscan = btlayout_endscan;
 	amroutine->amgetbitmap = btlayout_getbitmap;
 	amroutine->amoptions = btlayout_options;
 	amroutine->amvalidate = btlayout_validate;

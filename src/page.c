@@ -188,3 +188,70 @@ btl_page_layout(Page page, BtlLayout layout)
 	btl_page_apply(page, &plan);
 	return true;
 }
+
+/*
+ * How a page stands against the layout: see BtlPageState.  A page is laid
+ * out with inserts since when the items whose bodies lie past its high key
+ * and minus-infinity item fill the rest of the tuple area in one width, and
+ * are, in line pointer order, the layout of their own count (the page as a
+ * relayout left it); the others, those inserted since, lie below them.
+ * That is what the search can walk (search.c).  Pages without a high key
+ * (the rightmost of a level) do not say where their laid-out items begin,
+ * and are laid out or out of layout.  *inserted is set for every state but
+ * BTL_PAGE_UNPLANNABLE: the items inserted since the layout, or, out of
+ * layout, all of them.
+ */
+BtlPageState
+btl_page_state(Page page, BtlLayout layout, BtlPagePlan *plan, int *inserted)
+{
+	PageHeader	hdr = (PageHeader) page;
+	uint16		slot_rank[MaxIndexTuplesPerPage];
+	int			base;
+	int			width = 0;
+	int			n = 0;
+	int			rank = 0;
+	OffsetNumber off;
+
+	if (!btl_page_plan(page, layout, plan))
+		return BTL_PAGE_UNPLANNABLE;
+	*inserted = 0;
+	if (btl_page_matches(page, plan))
+		return BTL_PAGE_LAID_OUT;
+	*inserted = plan->nsearch;
+	if (plan->firstsearch == FirstOffsetNumber)
+		return BTL_PAGE_OUT_OF_LAYOUT;
+
+	/* The laid-out items: their width and count */
+	base = ItemIdGetOffset(PageGetItemId(page, plan->firstsearch - 1)) +
+		MAXALIGN(ItemIdGetLength(PageGetItemId(page, plan->firstsearch - 1)));
+	for (off = plan->firstsearch; off <= plan->maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+
+		if (ItemIdGetOffset(iid) < base)
+			continue;
+		if (width == 0)
+			width = MAXALIGN(ItemIdGetLength(iid));
+		else if (width != MAXALIGN(ItemIdGetLength(iid)))
+			return BTL_PAGE_OUT_OF_LAYOUT;
+		n++;
+	}
+	if (n == 0 || base + n * width != hdr->pd_special)
+		return BTL_PAGE_OUT_OF_LAYOUT;
+
+	/* Each in the slot the layout of n items gives its rank among them */
+	btl_layout_ranks(layout, n, btl_btorder_node_items(width), slot_rank);
+	for (off = plan->firstsearch; off <= plan->maxoff; off++)
+	{
+		int			start = ItemIdGetOffset(PageGetItemId(page, off));
+
+		if (start < base)
+			continue;
+		if ((start - base) % width != 0 ||
+			slot_rank[(start - base) / width] != rank)
+			return BTL_PAGE_OUT_OF_LAYOUT;
+		rank++;
+	}
+	*inserted = plan->nsearch - n;
+	return BTL_PAGE_INSERTED;
+}

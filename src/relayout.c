@@ -5,12 +5,31 @@
  *	  VACUUM, and on demand with btlayout_relayout().
  *
  * A pass reads every block of the index once, in block order.  For each
- * live btree page it plans the page in the index's layout under a share
- * lock (page.c); a page that already matches its plan is left alone and
+ * live btree page it decides under a share lock whether the page needs a
+ * rewrite (page.c says how it stands against the layout): on demand, every
+ * page not exactly in the layout; after VACUUM, only the pages the search
+ * no longer serves well, those out of layout and those with more items
+ * inserted since their layout than btl_too_many_inserted() allows (the
+ * search walks the others as they are, search.c).  A page left alone
  * costs no WAL.  Otherwise the share lock is traded for an exclusive one,
- * the page is planned again (it may have changed in between), and in one
+ * the page is looked at again (it may have changed in between), and in one
  * critical section the tuple bodies are moved, the buffer dirtied and a
  * full-page image logged.
+ *
+ * VACUUM runs a pass only when nbtree's own part of it read the whole
+ * index (a bulk delete, or a cleanup scan): an insert-only VACUUM, which
+ * nbtree answers without reading the index, stays that cheap.
+ *
+ * Between VACUUMs, lookups keep the pages they use in layout: a search that
+ * meets a page it cannot serve by the layout, or one crowded with inserts,
+ * notes the block (search.c), and when the scan is rescanned or ends, the
+ * noted pages of its index are rewritten as after VACUUM, one buffer lock
+ * at a time, by the backend that met them.  Pages no lookup visits are
+ * never rewritten this way; a page looked at and left alone (it did not
+ * need a rewrite: posting lists, say) is not noted again until it changes.
+ * Lookups on a standby, or in a parallel worker, note nothing.  Lookups
+ * write WAL this way, as heap pruning does: the reloption lookup_relayout
+ * turns it off.
  *
  * Moving tuple bodies under an exclusive content lock is what nbtree itself
  * does when it deletes items (PageIndexMultiDelete), and is safe for the
@@ -33,8 +52,10 @@
  */
 #include "btlayout.h"
 
+#include "access/parallel.h"
 #include "access/relation.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "commands/vacuum.h"
 #include "funcapi.h"
@@ -44,24 +65,47 @@
 #include "utils/rel.h"
 
 /*
- * Put the page held (pinned, unlocked) in buf in the layout, if it is not
- * already.  Returns whether it was rewritten.
+ * Does the page need a rewrite: is it out of layout, or (unless only pages
+ * the search does not serve well are wanted) not exactly in it?  Leaves
+ * the page's plan in *plan.
  */
 static bool
-relayout_buffer(Relation index, Buffer buf, BtlLayout layout)
+page_needs_relayout(Page page, BtlLayout layout, bool all, BtlPagePlan *plan)
+{
+	int			inserted;
+
+	switch (btl_page_state(page, layout, plan, &inserted))
+	{
+		case BTL_PAGE_LAID_OUT:
+		case BTL_PAGE_UNPLANNABLE:
+			break;
+		case BTL_PAGE_INSERTED:
+			return all || btl_too_many_inserted(inserted, plan->nsearch);
+		case BTL_PAGE_OUT_OF_LAYOUT:
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Put the page held (pinned, unlocked) in buf in the layout if it needs it
+ * (see page_needs_relayout).  Returns whether it was rewritten.
+ */
+static bool
+relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
 {
 	Page		page = BufferGetPage(buf);
 	BtlPagePlan plan;
 	bool		needed;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	needed = btl_page_plan(page, layout, &plan) && !btl_page_matches(page, &plan);
+	needed = page_needs_relayout(page, layout, all, &plan);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (!needed)
 		return false;
 
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	needed = btl_page_plan(page, layout, &plan) && !btl_page_matches(page, &plan);
+	needed = page_needs_relayout(page, layout, all, &plan);
 	if (needed)
 	{
 		START_CRIT_SECTION();
@@ -77,11 +121,113 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout)
 }
 
 /*
- * One pass over the index.  Returns the number of pages rewritten.
+ * Pages noted by lookups, waiting for their scan to end; and, hashed by
+ * block, pages this backend looked at for that and left as they were, with
+ * what they looked like then (LSN, pd_lower and pd_upper: inserts change
+ * pd_lower even on unlogged indexes, which have no LSNs).  Both are plain
+ * backend-local memory: noting costs no shared state.
+ */
+typedef struct BtlNotedPage
+{
+	Oid			relid;
+	BlockNumber blkno;
+	XLogRecPtr	lsn;
+	LocationIndex lower;
+	LocationIndex upper;
+} BtlNotedPage;
+
+#define BTL_NOTED_PAGES		16
+#define BTL_CHECKED_PAGES	256
+
+static BtlNotedPage noted[BTL_NOTED_PAGES];
+static int	nnoted;
+static BtlNotedPage checked[BTL_CHECKED_PAGES];
+
+static inline BtlNotedPage *
+checked_slot(Oid relid, BlockNumber blkno)
+{
+	return &checked[(blkno * 31 + relid) % BTL_CHECKED_PAGES];
+}
+
+/* The page as it is now, in buf (locked), under its name */
+static void
+describe_page(Relation index, Buffer buf, BtlNotedPage *p)
+{
+	PageHeader	hdr = (PageHeader) BufferGetPage(buf);
+
+	p->relid = RelationGetRelid(index);
+	p->blkno = BufferGetBlockNumber(buf);
+	p->lsn = PageGetLSN(BufferGetPage(buf));
+	p->lower = hdr->pd_lower;
+	p->upper = hdr->pd_upper;
+}
+
+/*
+ * A lookup met the page in buf (locked) and found it stale: note it for a
+ * relayout when the scan ends, unless it was looked at and left as it is,
+ * or enough pages are noted already.
+ */
+void
+btl_note_stale_page(Relation index, Buffer buf)
+{
+	BtlNotedPage page;
+	BtlNotedPage *c;
+
+	if (nnoted >= BTL_NOTED_PAGES || IsInParallelMode() ||
+		BtlGetLayout(index) == BTL_LAYOUT_NONE)
+		return;
+	describe_page(index, buf, &page);
+	c = checked_slot(page.relid, page.blkno);
+	if (c->relid == page.relid && c->blkno == page.blkno &&
+		c->lsn == page.lsn && c->lower == page.lower && c->upper == page.upper)
+		return;
+	for (int i = 0; i < nnoted; i++)
+		if (noted[i].relid == page.relid && noted[i].blkno == page.blkno)
+			return;
+	noted[nnoted++] = page;
+}
+
+/*
+ * Rewrite the pages lookups noted in this index; called when a scan of it
+ * is rescanned or ends, holding no buffer lock.  Notes of other indexes
+ * wait for their own scans.
+ */
+void
+btl_relayout_noted(Relation index)
+{
+	BtlLayout	layout = BtlGetLayout(index);
+	int			kept = 0;
+
+	for (int i = 0; i < nnoted; i++)
+	{
+		Buffer		buf;
+
+		if (noted[i].relid != RelationGetRelid(index))
+		{
+			noted[kept++] = noted[i];
+			continue;
+		}
+		if (layout == BTL_LAYOUT_NONE || RecoveryInProgress())
+			continue;
+
+		buf = ReadBuffer(index, noted[i].blkno);
+		if (relayout_buffer(index, buf, layout, false))
+			btl_search_counters.lookup_relayouts++;
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		describe_page(index, buf, checked_slot(noted[i].relid, noted[i].blkno));
+		UnlockReleaseBuffer(buf);
+	}
+	nnoted = kept;
+}
+
+/*
+ * One pass over the index, rewriting every page not exactly in its layout
+ * (all) or only those that need it (see page_needs_relayout).  Returns the
+ * number of pages rewritten.
  */
 int64
 btl_relayout_index(Relation index, BufferAccessStrategy strategy,
-				   bool vacuum_delay)
+				   bool vacuum_delay, bool all)
 {
 	BtlLayout	layout = BtlGetLayout(index);
 	BlockNumber nblocks;
@@ -102,7 +248,7 @@ btl_relayout_index(Relation index, BufferAccessStrategy strategy,
 
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 strategy);
-		if (relayout_buffer(index, buf, layout))
+		if (relayout_buffer(index, buf, layout, all))
 			rewritten++;
 		ReleaseBuffer(buf);
 	}
@@ -111,18 +257,22 @@ btl_relayout_index(Relation index, BufferAccessStrategy strategy,
 }
 
 /*
- * amvacuumcleanup: nbtree's cleanup, then a relayout pass.
+ * amvacuumcleanup: nbtree's cleanup, then, if nbtree read the index (its
+ * bulk delete ran, which is when stats come in, or its cleanup scanned the
+ * index, which is when stats come out), a pass rewriting the pages that
+ * need it.
  */
 IndexBulkDeleteResult *
 btlayout_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
+	bool		bulkdeleted = (stats != NULL);
 	int64		rewritten;
 
 	stats = btvacuumcleanup(info, stats);
-	if (info->analyze_only)
+	if (info->analyze_only || (!bulkdeleted && stats == NULL))
 		return stats;
 
-	rewritten = btl_relayout_index(info->index, info->strategy, true);
+	rewritten = btl_relayout_index(info->index, info->strategy, true, false);
 	ereport(info->message_level,
 			(errmsg("index \"%s\": %lld pages rewritten in layout %s",
 					RelationGetRelationName(info->index),
@@ -153,7 +303,7 @@ btlayout_relayout(PG_FUNCTION_ARGS)
 
 	index = btl_open_index(indexoid, RowExclusiveLock, true);
 	strategy = GetAccessStrategy(BAS_VACUUM);
-	rewritten = btl_relayout_index(index, strategy, false);
+	rewritten = btl_relayout_index(index, strategy, false, true);
 	FreeAccessStrategy(strategy);
 	relation_close(index, RowExclusiveLock);
 

@@ -631,3 +631,25 @@ btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	return ntids;
 }
+
+/*
+ * amrescan and amendscan: nbtree's, then the relayout of pages this
+ * backend's lookups found stale in the index (relayout.c), once the scan
+ * holds no page.
+ */
+void
+btlayout_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+				ScanKey orderbys, int norderbys)
+{
+	btrescan(scan, scankey, nscankeys, orderbys, norderbys);
+	btl_relayout_noted(scan->indexRelation);
+}
+
+void
+btlayout_endscan(IndexScanDesc scan)
+{
+	Relation	index = scan->indexRelation;
+
+	btendscan(scan);
+	btl_relayout_noted(index);
+}

@@ -5,28 +5,37 @@
  *	  layout-directed where the page allows it, through line pointers
  *	  otherwise.
  *
- * On a page whose searchable items all have one width w and lie in the
- * index's layout, the item of slot s is at base + s * w, so the search can
- * walk the layout's tree (layout.h) computing each next tuple's address
- * instead of reading its line pointer.  Nothing about the page is trusted
- * for that:
+ * On a page whose laid-out items all have one width w, the item of slot s
+ * is at base + s * w, so the search can walk the layout's tree (layout.h)
+ * computing each next tuple's address instead of reading its line pointer.
+ * Items inserted since the layout lie below the slots (page.c) and leave
+ * the tree of the others intact.  Nothing about the page is trusted for
+ * that:
  *
- *	- base and w are read from the line pointers of two items; the walk only
- *	  goes ahead if base .. base + n * w lies inside the tuple area, and
- *	  every read of the walk stays inside its slot (the key attributes have
- *	  fixed offsets, all below w), so no read leaves the page, whatever the
- *	  page holds;
+ *	- base comes from the line pointer of the item before the first
+ *	  searchable one (high key or minus-infinity item), w from the first
+ *	  searchable one's; the walk only goes ahead if the slots, whole widths,
+ *	  fill the tuple area from base to its end, and every read of the walk
+ *	  stays inside its slot (the key attributes have fixed offsets, all
+ *	  below w), so no read leaves the page, whatever the page holds;
+ *	- the walk compares only through the inline comparisons (compare.h),
+ *	  which are defined on any bytes: a slot that does not hold a tuple
+ *	  yields a wrong comparison, never a function of the server's reading
+ *	  garbage (a key compared through the function manager is searched the
+ *	  ordinary way);
  *	- a tuple with NULLs, whose attributes would not be at those offsets,
  *	  stops the walk, and so does a varlena last key attribute that is
  *	  compressed or does not end inside its slot;
  *	- the walk's answer is confirmed through the line pointers: the walk
- *	  ends with the first slot whose item did not compare below the key and
- *	  the last one whose item did, and the answer stands only if the line
- *	  pointers of the two ranks it claims they hold (r and r-1) point at
- *	  exactly those slots, with length w.  Line pointers are in key order,
- *	  so item r-1 below the key and item r not below it make r the answer of
- *	  any correct search; the comparisons were made on those very bytes,
- *	  with the comparison the ordinary search uses.
+ *	  ends with the last slot whose item compared below the key and the
+ *	  first one whose item did not, and only line pointers that point at
+ *	  exactly those slots, with length w, count.  Line pointers are in key
+ *	  order, so with item p below the key and item q not below it, the
+ *	  answer of any correct search lies in p + 1 .. q, whatever else the
+ *	  page holds; the comparisons were made on those very bytes, with the
+ *	  comparison the ordinary search uses.  On a page as its layout left it
+ *	  q is p + 1; items inserted since in between are searched through
+ *	  their line pointers.
  *
  * Any page that fails a check is searched the ordinary way, by binary
  * search through its line pointers.  Per-backend counters (plain stores,
@@ -155,14 +164,71 @@ item_in_slot(Page page, OffsetNumber off, const BtlWalk *w, int slot)
 }
 
 /*
- * Search the n searchable items from offset first by walking the layout.
- * Returns the offset of the first item not below the key (maxoff + 1 if
- * none), or InvalidOffsetNumber if the page cannot be searched this way or
- * the answer was not confirmed.
+ * The line pointer of the item in this slot, among offsets lo .. hi; or
+ * InvalidOffsetNumber.  Inserts since the layout shift an item's line
+ * pointer up by the number of new items before it, which is most likely in
+ * proportion to its rank: the scan starts at that guess and widens.
+ */
+static OffsetNumber
+find_slot_item(Page page, const BtlWalk *w, int slot, int lo, int hi,
+			   int guess)
+{
+	if (lo > hi)
+		return InvalidOffsetNumber;
+	guess = Max(lo, Min(guess, hi));
+	for (int d = 0; guess + d <= hi || guess - d >= lo; d++)
+	{
+		if (guess + d <= hi && item_in_slot(page, guess + d, w, slot))
+			return guess + d;
+		if (d > 0 && guess - d >= lo && item_in_slot(page, guess - d, w, slot))
+			return guess - d;
+	}
+	return InvalidOffsetNumber;
+}
+
+/*
+ * Binary search through line pointers for the first item of lo .. hi - 1
+ * not below the key; hi if there is none.
+ */
+static OffsetNumber
+search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
+				OffsetNumber lo, OffsetNumber hi)
+{
+	int			cmpval = key->nextkey ? 0 : 1;
+
+	while (hi > lo)
+	{
+		OffsetNumber mid = lo + (hi - lo) / 2;
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, mid));
+
+		if (btl_compare(key, rel, itup) >= cmpval)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Search the nitems searchable items from offset first by walking the
+ * layout.  Returns the offset of the first item not below the key (first +
+ * nitems if none), or InvalidOffsetNumber if the page cannot be searched
+ * this way or the walk's answer was not confirmed.  Sets *crowded if the
+ * items inserted since the layout are enough for a relayout to pay.
+ *
+ * The layout's slots are the n items the page had when it was laid out,
+ * packed from right after the high key and minus-infinity item (whose line
+ * pointers nothing moves) to the end of the tuple area.  Inserts since then
+ * put their tuples below all of them and shift line pointers up (page.c),
+ * so the slots still form the layout's tree of n items, and nitems - n is
+ * the number of items inserted since.  Pages without a high key (the
+ * rightmost of each level) have nothing that says where slot 0 was, and
+ * are walked from pd_upper: that serves them only while nothing has been
+ * inserted since their layout.
  */
 static OffsetNumber
 search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
-				 OffsetNumber first, int n)
+				 OffsetNumber first, int nitems, bool *crowded)
 {
 	BtlLayout	layout = (BtlLayout) key->layout;
 	PageHeader	hdr = (PageHeader) page;
@@ -172,27 +238,34 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	btl_btorder_node_items(width) : 0;
 	const uint16 *ranks;
 	int			baseoff;
+	int			n;
+	int			inserted;
 	int			slot;
-	int			rank;
+	OffsetNumber lo;
+	OffsetNumber hi;
 	BtlWalk		w;
 
 	if (width < key->minwidth)
 		return InvalidOffsetNumber;
-	ranks = layout_ranks(layout, node, n);
 
 	/*
-	 * The slots must lie inside the tuple area and end at its end (page.c);
-	 * the last slot's line pointer must point where the first one's says.
-	 * Pages with items of several widths (posting lists, say) mostly fail
-	 * here, before any walk.
+	 * Where slot 0 is, and so how many slots there are: each a whole width,
+	 * inside the tuple area, ending at its end, no more than the items.
 	 */
-	baseoff = ItemIdGetOffset(PageGetItemId(page, first + ranks[0]));
-	if (baseoff < hdr->pd_upper || baseoff + n * width != hdr->pd_special)
+	if (first > FirstOffsetNumber)
+	{
+		iid = PageGetItemId(page, first - 1);
+		baseoff = ItemIdGetOffset(iid) + MAXALIGN(ItemIdGetLength(iid));
+	}
+	else
+		baseoff = hdr->pd_upper;
+	if (baseoff < hdr->pd_upper || baseoff >= hdr->pd_special)
 		return InvalidOffsetNumber;
-	iid = PageGetItemId(page, first + ranks[n - 1]);
-	if (ItemIdGetOffset(iid) != baseoff + (n - 1) * width ||
-		MAXALIGN(ItemIdGetLength(iid)) != width)
+	n = (hdr->pd_special - baseoff) / width;
+	inserted = nitems - n;
+	if (baseoff + n * width != hdr->pd_special || inserted < 0)
 		return InvalidOffsetNumber;
+	ranks = layout_ranks(layout, node, n);
 
 	btl_search_counters.layout_searches++;
 	w.key = key;
@@ -221,61 +294,72 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 		default:
 			return InvalidOffsetNumber;
 	}
+	if (w.stopped)
+		goto fallback;
 
-	/* Confirm through the line pointers of the answer and its predecessor */
-	rank = (slot >= 0) ? ranks[slot] : n;
-	if (!w.stopped &&
-		(slot < 0 || item_in_slot(page, first + rank, &w, slot)) &&
-		(rank == 0 ?
-		 w.last_below < 0 :
-		 (w.last_below >= 0 && ranks[w.last_below] == rank - 1 &&
-		  item_in_slot(page, first + rank - 1, &w, w.last_below))))
+	/*
+	 * Confirm through the line pointers.  The walk compared the bytes of two
+	 * slots: the last it found below the key and the first it found not
+	 * below.  Find the line pointers that point at exactly those slots, with
+	 * their width (lo - 1 and hi): line pointers are in key order, so
+	 * whatever the page holds, the first item not below the key is among lo
+	 * .. hi (hi: the item not below, or the end of the page if the walk
+	 * found none).  Without inserts since the layout, lo == hi; otherwise the
+	 * few items inserted between are searched through their line pointers.
+	 */
+	lo = first;
+	hi = first + nitems;
+	if (slot >= 0)
 	{
-		btl_search_counters.layout_confirmed++;
-		return first + rank;
-	}
+		int			rank = ranks[slot];
 
+		hi = find_slot_item(page, &w, slot, first + rank, first + rank + inserted,
+							first + rank + (inserted * rank + n / 2) / n);
+		if (hi == InvalidOffsetNumber)
+			goto fallback;
+	}
+	if (w.last_below >= 0)
+	{
+		int			rank = ranks[w.last_below];
+		OffsetNumber below;
+
+		below = find_slot_item(page, &w, w.last_below, first + rank,
+							   Min(first + rank + inserted, hi - 1),
+							   first + rank + (inserted * rank + n / 2) / n);
+		if (below == InvalidOffsetNumber)
+			goto fallback;
+		lo = below + 1;
+	}
+	btl_search_counters.layout_confirmed++;
+	if (inserted > 0)
+	{
+		btl_search_counters.layout_with_inserts++;
+		*crowded = btl_too_many_inserted(inserted, nitems);
+	}
+	if (lo == hi)
+		return hi;
+	return search_ordinary(rel, key, page, lo, hi);
+
+fallback:
 	btl_search_counters.layout_fallbacks++;
 	return InvalidOffsetNumber;
-}
-
-/*
- * Binary search through line pointers for the first item from low to
- * maxoff not below the key.  On an internal page the item at low is the
- * minus-infinity item, below every key.
- */
-static OffsetNumber
-search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
-				OffsetNumber low, OffsetNumber maxoff, bool isleaf)
-{
-	OffsetNumber first = low;
-	OffsetNumber high = maxoff + 1;
-	int			cmpval = key->nextkey ? 0 : 1;
-
-	btl_search_counters.ordinary_searches++;
-	while (high > low)
-	{
-		OffsetNumber mid = low + (high - low) / 2;
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, mid));
-
-		if ((!isleaf && mid == first) || btl_compare(key, rel, itup) >= cmpval)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return low;
 }
 
 /*
  * The in-page search of the page in buf (locked), with the results of
  * nbtree's _bt_binsrch() for scans: on a leaf, the offset of the first item
  * not below the key (maxoff + 1 if none); on an internal page, the offset
- * of the downlink to follow.
+ * of the downlink to follow.  The minus-infinity item, first on an internal
+ * page, is below every key, so the search starts after it.
  *
  * A page claiming more line pointers than a page can hold (a damaged
  * pd_lower that the buffer manager's header check lets through) is refused
  * here, once per page visit, so that neither search indexes its tables or
  * reads line pointers by a count no page can have.
+ *
+ * A page the layout-directed search could not serve, or served with many
+ * items inserted since the layout, is noted for a relayout when the scan
+ * ends (relayout.c), if the index lets lookups do that.
  */
 OffsetNumber
 btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
@@ -287,6 +371,7 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber first = isleaf ? low : low + 1;
 	OffsetNumber result = InvalidOffsetNumber;
+	bool		stale = false;
 
 	if (unlikely(maxoff > MaxIndexTuplesPerPage))
 		ereport(ERROR,
@@ -298,10 +383,19 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 	if (unlikely(maxoff < low))
 		return low;
 
-	if (key->layout != BTL_LAYOUT_NONE && key->fixed && maxoff >= first)
-		result = search_by_layout(rel, key, page, first, maxoff - first + 1);
+	if (key->layout != BTL_LAYOUT_NONE && key->walkable && maxoff >= first)
+	{
+		result = search_by_layout(rel, key, page, first, maxoff - first + 1,
+								  &stale);
+		stale |= (result == InvalidOffsetNumber);
+	}
 	if (result == InvalidOffsetNumber)
-		result = search_ordinary(rel, key, page, low, maxoff, isleaf);
+	{
+		btl_search_counters.ordinary_searches++;
+		result = search_ordinary(rel, key, page, first, maxoff + 1);
+	}
+	if (unlikely(stale) && key->note_stale)
+		btl_note_stale_page(rel, buf);
 
 	return isleaf ? result : OffsetNumberPrev(result);
 }

@@ -6,9 +6,8 @@
  *
  * Both read pages under a share lock, one at a time, and work on a copy of
  * the page once the lock is released, so they never block writers for
- * longer than a page copy.  Whether a page is in a layout is decided by the
- * same plan comparison a relayout pass uses (page.c), so the counts say
- * exactly what VACUUM or btlayout_relayout() would rewrite.
+ * longer than a page copy.  Whether a page is in a layout, in it with
+ * inserts since, or out of it is decided by page.c, as for a relayout pass.
  *
  * src/stats.c
  *
@@ -87,17 +86,6 @@ page_kind(Relation index, BlockNumber blkno, Page page)
 	return P_ISLEAF(opaque) ? BTL_PAGE_LEAF : BTL_PAGE_INTERNAL;
 }
 
-/* Is a live page (root, internal or leaf) in the layout? */
-static bool
-page_in_layout(Page page, BtlLayout layout)
-{
-	BtlPagePlan plan;
-
-	if (layout == BTL_LAYOUT_NONE)
-		return true;
-	return btl_page_plan(page, layout, &plan) && btl_page_matches(page, &plan);
-}
-
 PG_FUNCTION_INFO_V1(btlayout_stats);
 
 /*
@@ -115,13 +103,13 @@ btlayout_stats(PG_FUNCTION_ARGS)
 	BlockNumber blkno;
 	int64		kinds[lengthof(page_kind_names)] = {0};
 	int64		live = 0;
-	int64		laid_out = 0;
+	int64		states[BTL_PAGE_UNPLANNABLE + 1] = {0};
 	int64		uniform = 0;
 	int64		leaf_items = 0;
 	int64		free_bytes = 0;
 	TupleDesc	tupdesc;
-	Datum		values[14];
-	bool		nulls[14] = {false};
+	Datum		values[16];
+	bool		nulls[16] = {false};
 	int			i = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -136,6 +124,7 @@ btlayout_stats(PG_FUNCTION_ARGS)
 	{
 		BtlPageKind kind;
 		BtlPagePlan plan;
+		int			inserted;
 
 		CHECK_FOR_INTERRUPTS();
 		read_page_copy(index, blkno, strategy, page.data);
@@ -150,8 +139,11 @@ btlayout_stats(PG_FUNCTION_ARGS)
 		if (P_ISLEAF(BTPageGetOpaque(page.data)))
 			leaf_items += PageGetMaxOffsetNumber(page.data) -
 				P_FIRSTDATAKEY(BTPageGetOpaque(page.data)) + 1;
-		if (page_in_layout(page.data, layout))
-			laid_out++;
+		/* With no layout, every page is as it should be */
+		if (layout == BTL_LAYOUT_NONE)
+			states[BTL_PAGE_LAID_OUT]++;
+		else
+			states[btl_page_state(page.data, layout, &plan, &inserted)]++;
 		if (btl_page_plan(page.data, BTL_LAYOUT_EYTZINGER, &plan) &&
 			plan.width > 0)
 			uniform++;
@@ -170,12 +162,16 @@ btlayout_stats(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum(leaf_items);
 	values[i++] = Int64GetDatum(free_bytes);
 	values[i++] = CStringGetTextDatum(btl_layout_name(layout));
-	values[i++] = Int64GetDatum(laid_out);
+	values[i++] = Int64GetDatum(states[BTL_PAGE_LAID_OUT]);
 	if (live > 0)
-		values[i++] = Float8GetDatum(100.0 * laid_out / live);
+		values[i++] = Float8GetDatum(100.0 * states[BTL_PAGE_LAID_OUT] / live);
 	else
 		nulls[i++] = true;
 	values[i++] = Int64GetDatum(uniform);
+	values[i++] = Int64GetDatum(states[BTL_PAGE_INSERTED]);
+	/* A damaged page that cannot be planned is out of layout too */
+	values[i++] = Int64GetDatum(states[BTL_PAGE_OUT_OF_LAYOUT] +
+								states[BTL_PAGE_UNPLANNABLE]);
 	Assert(i == lengthof(values));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -321,8 +317,8 @@ Datum
 btlayout_search_stats(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[4];
-	bool		nulls[4] = {false};
+	Datum		values[6];
+	bool		nulls[6] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -331,6 +327,8 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum(btl_search_counters.layout_confirmed);
 	values[2] = Int64GetDatum(btl_search_counters.layout_fallbacks);
 	values[3] = Int64GetDatum(btl_search_counters.ordinary_searches);
+	values[4] = Int64GetDatum(btl_search_counters.layout_with_inserts);
+	values[5] = Int64GetDatum(btl_search_counters.lookup_relayouts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
