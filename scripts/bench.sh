@@ -52,7 +52,11 @@ What to run:
                      [every one the installed btlayout accepts, but those
                      marked "no"]
   --workloads a,b,c  of: build select probe-batch probe-nl range write
-                     probe-text [all but probe-text; with --smoke all]
+                     probe-inserts probe-text [all but probe-inserts and
+                     probe-text; with --smoke all]
+                     probe-inserts: after the other rounds, probe-nl again
+                     after random inserts of 0.1%, 1% and 10% of the keys
+                     (cumulative, no VACUUM), as probe-ins-0.1 etc.
                      probe-text: --probes random keys of text datasets (code,
                      md5, url) in nested-loop index-only scans, btlayout's
                      text classes against btree under COLLATE "C" and in the
@@ -377,6 +381,8 @@ write_meta() {
 		meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
 		meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
 		meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
+		has_workload probe-inserts &&
+			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi
 	for v in "${VARIANTS[@]}"; do
 		if ((PGO)); then
@@ -533,6 +539,11 @@ main() {
 		log "round $r done, $(elapsed "$t_start" "$(now_s)") s since start, load average $(loadavg)"
 	done
 	has_int_workloads && meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
+	if has_workload probe-inserts; then
+		# Writes into probe_t: after every other workload on it.
+		run_probe_inserts
+		log "probe-inserts done, $(elapsed "$t_start" "$(now_s)") s since start"
+	fi
 	if has_workload probe-text; then
 		# Its own tables, one dataset at a time, after the others.
 		run_probe_text

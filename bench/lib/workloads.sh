@@ -31,9 +31,9 @@
 # dataset by dataset, after the others).  The default set is all but
 # probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
 # runs it too (tiny).
-ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-text)
+ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts probe-text)
 DEFAULT_WORKLOADS=(select probe-batch probe-nl range build write)
-INT_WORKLOADS=" select probe-batch probe-nl range build write "
+INT_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
 # index on the inner side is the only plan left (checked before each run).
@@ -330,19 +330,26 @@ wl_probe_batch() {
 	log "r$r probe-batch $v: $(fmt_num "$lps") lookups/s"
 }
 
+# wl_probe_nl ROUND VARIANT [WORKLOAD]: probe-nl, recorded under WORKLOAD
+# (probe-ins-* after inserts, whose duplicates a probe also finds: the
+# count is then at least PROBES)
 wl_probe_nl() {
-	local r=$1 v=$2 query scan wall lps
+	local r=$1 v=$2 w=${3:-probe-nl} query scan wall lps
 	query="SELECT count(*) FROM probe_keys q JOIN probe_t p ON p.k = q.k"
 	scan='Index Only Scan'
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
-	check_plan "probe-nl/$v" "$v" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $(pidx "$v") "
+	check_plan "$w/$v" "$v" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $(pidx "$v") "
 	sql_timed "$PROBE_SET" "$query;"
-	[[ $TIMED_OUT == "$PROBES" ]] || die "probe-nl/$v: found $TIMED_OUT of $PROBES keys"
+	if [[ $w == probe-nl ]]; then
+		[[ $TIMED_OUT == "$PROBES" ]] || die "$w/$v: found $TIMED_OUT of $PROBES keys"
+	else
+		((TIMED_OUT >= PROBES)) || die "$w/$v: found $TIMED_OUT of at least $PROBES keys"
+	fi
 	wall=$(awk -v m="$TIMED_MS" 'BEGIN { printf "%.4f", m / 1000 }')
 	lps=$(awk -v m="$TIMED_MS" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')
-	record "$r" probe-nl "$v" wall_s "$wall"
-	record "$r" probe-nl "$v" lookups_per_s "$lps"
-	log "r$r probe-nl $v: $wall s, $(fmt_num "$lps") lookups/s"
+	record "$r" "$w" "$v" wall_s "$wall"
+	record "$r" "$w" "$v" lookups_per_s "$lps"
+	log "r$r $w $v: $wall s, $(fmt_num "$lps") lookups/s"
 }
 
 wl_range() {
@@ -385,6 +392,61 @@ wl_build_write() {
 		relayout_hook "$r" write "$v" write_idx
 	fi
 	sql "DROP TABLE write_t; CHECKPOINT" >/dev/null
+}
+
+# --- probe-inserts: probe-nl after random inserts -----------------------------
+#
+# After the other workloads' rounds (it writes into probe_t, whose indexes
+# every variant shares), in steps: random keys of 1..ROWS are inserted into
+# probe_t until INS_STEPS percent of ROWS (cumulative: 0.1, then 1, then 10)
+# have been, with no VACUUM; after each step the share of pages in layout, in
+# layout with inserts since and out of layout is recorded for each btlayout
+# variant, then a warm-up round and ROUNDS rounds of probe-nl run, variants
+# interleaved, recorded as workload probe-ins-<pct>.  Against probe-nl of the
+# same run, that is each variant's speed after inserts against its speed
+# freshly laid out.  A variant with lookup_relayout on rewrites the stale
+# pages its probes meet during the warm-up round; one with it off shows the
+# search on pages with inserts since.
+
+INS_STEPS=(0.1 1 10)
+
+# ins_layout_hook ROUND WORKLOAD VARIANT INDEX: pages in layout, in layout
+# with inserts since, out of layout (percent of live pages)
+ins_layout_hook() {
+	local r=$1 w=$2 v=$3 idx=$4 row
+	[[ $(variant_am "$v") == btlayout && $HAS_STATS == 1 ]] || return 0
+	row=$(sql "SELECT round(100.0 * laid_out_pages / l, 2), round(100.0 * inserted_since_pages / l, 2),
+	                  round(100.0 * out_of_layout_pages / l, 2)
+	           FROM btlayout_stats('$idx'::regclass), LATERAL (SELECT greatest(root_pages + internal_pages + leaf_pages, 1) AS l) s")
+	IFS='|' read -r laid ins out <<<"$row"
+	record "$r" "$w" "$v" laid_out_pct "$laid"
+	record "$r" "$w" "$v" inserted_since_pct "$ins"
+	record "$r" "$w" "$v" out_of_layout_pct "$out"
+}
+
+run_probe_inserts() {
+	local pct done=0 target w r v step=0
+	for pct in "${INS_STEPS[@]}"; do
+		step=$((step + 1))
+		target=$(awk -v p="$pct" -v n="$ROWS" 'BEGIN { printf "%d", n * p / 100 }')
+		w="probe-ins-$pct"
+		sql "SELECT setseed(0.$((42 + step))); INSERT INTO probe_t
+		     SELECT (1 + floor(random() * $ROWS))::int4, 0 FROM generate_series(1, $((target - done)))" >/dev/null
+		log "probe-inserts: $target keys inserted ($pct% of $ROWS), no VACUUM"
+		done=$target
+		sql "CHECKPOINT" >/dev/null
+		prewarm_all 'probe\_%'
+		for v in "${VARIANTS[@]}"; do
+			ins_layout_hook -1 "$w" "$v" "$(pidx "$v")"
+		done
+		for ((r = 0; r <= ROUNDS; r++)); do
+			for v in "${VARIANTS[@]}"; do
+				applies "$v" probe-nl || continue
+				activate_build "$v"
+				wl_probe_nl "$r" "$v" "$w"
+			done
+		done
+	done
 }
 
 # --- probe-text: index probes on text keys ------------------------------------
