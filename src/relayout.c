@@ -61,6 +61,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 
@@ -121,7 +122,10 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
 }
 
 /*
- * Pages noted by lookups, waiting for their scan to end; and, hashed by
+ * Pages noted by lookups, waiting for their scan to end (or its rescan, in
+ * the same transaction: a scan that ended in an error leaves notes that a
+ * later transaction drops, the index having perhaps been rebuilt since);
+ * and, hashed by
  * block, pages this backend looked at for that and left as they were, with
  * what they looked like then (LSN, pd_lower and pd_upper: inserts change
  * pd_lower even on unlogged indexes, which have no LSNs).  Both are plain
@@ -141,6 +145,7 @@ typedef struct BtlNotedPage
 
 static BtlNotedPage noted[BTL_NOTED_PAGES];
 static int	nnoted;
+static LocalTransactionId noted_lxid;	/* the transaction that noted them */
 static BtlNotedPage checked[BTL_CHECKED_PAGES];
 
 static inline BtlNotedPage *
@@ -173,6 +178,11 @@ btl_note_stale_page(Relation index, Buffer buf)
 	BtlNotedPage page;
 	BtlNotedPage *c;
 
+	if (noted_lxid != MyProc->lxid)
+	{
+		nnoted = 0;
+		noted_lxid = MyProc->lxid;
+	}
 	if (nnoted >= BTL_NOTED_PAGES || IsInParallelMode() ||
 		BtlGetLayout(index) == BTL_LAYOUT_NONE)
 		return;
@@ -198,6 +208,13 @@ btl_relayout_noted(Relation index)
 	BtlLayout	layout = BtlGetLayout(index);
 	int			kept = 0;
 
+	if (nnoted == 0)
+		return;
+	if (noted_lxid != MyProc->lxid)
+	{
+		nnoted = 0;
+		return;
+	}
 	for (int i = 0; i < nnoted; i++)
 	{
 		Buffer		buf;
@@ -207,7 +224,8 @@ btl_relayout_noted(Relation index)
 			noted[kept++] = noted[i];
 			continue;
 		}
-		if (layout == BTL_LAYOUT_NONE || RecoveryInProgress())
+		if (layout == BTL_LAYOUT_NONE || RecoveryInProgress() ||
+			noted[i].blkno >= RelationGetNumberOfBlocks(index))
 			continue;
 
 		buf = ReadBuffer(index, noted[i].blkno);

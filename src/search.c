@@ -357,9 +357,14 @@ fallback:
  * here, once per page visit, so that neither search indexes its tables or
  * reads line pointers by a count no page can have.
  *
- * A page the layout-directed search could not serve, or served with many
- * items inserted since the layout, is noted for a relayout when the scan
- * ends (relayout.c), if the index lets lookups do that.
+ * A page the layout-directed search could not serve because it is in
+ * nbtree's own order (its high key's body at the top of the page, where a
+ * split or a deduplication pass puts it, and no layout does), or served
+ * with many items inserted since the layout, is noted for a relayout when
+ * the scan ends (relayout.c), if the index lets lookups do that.  Not a
+ * page the search cannot serve in any order (items of several widths): a
+ * relayout would not help it.  Not the rightmost page of a level, where
+ * appends go: every lookup after every append would rewrite it.
  */
 OffsetNumber
 btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
@@ -387,7 +392,13 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 	{
 		result = search_by_layout(rel, key, page, first, maxoff - first + 1,
 								  &stale);
-		stale |= (result == InvalidOffsetNumber);
+		if (result == InvalidOffsetNumber && !P_RIGHTMOST(opaque))
+		{
+			ItemId		hikey = PageGetItemId(page, P_HIKEY);
+
+			stale = ItemIdGetOffset(hikey) + MAXALIGN(ItemIdGetLength(hikey)) ==
+				((PageHeader) page)->pd_special;
+		}
 	}
 	if (result == InvalidOffsetNumber)
 	{
