@@ -21,15 +21,15 @@
  * nbtree answers without reading the index, stays that cheap.
  *
  * Between VACUUMs, lookups keep the pages they use in layout: a search that
- * meets a page it cannot serve by the layout, or one crowded with inserts,
- * notes the block (search.c), and when the scan is rescanned or ends, the
- * noted pages of its index are rewritten as after VACUUM, one buffer lock
- * at a time, by the backend that met them.  Pages no lookup visits are
- * never rewritten this way; a page looked at and left alone (it did not
- * need a rewrite: posting lists, say) is not noted again until it changes.
- * Lookups on a standby, or in a parallel worker, note nothing.  Lookups
- * write WAL this way, as heap pruning does: the reloption lookup_relayout
- * turns it off.
+ * meets a page in nbtree's own order (split or deduplicated since its
+ * layout), or one crowded with inserts, notes the block (search.c), and
+ * when the scan is rescanned or ends, the noted pages of its index are
+ * rewritten as after VACUUM, one buffer lock at a time, by the backend that
+ * met them.  Pages no lookup visits are never rewritten this way; a page
+ * looked at and left alone (a damaged one, say) is not noted again until
+ * it changes.  Nothing is noted or rewritten on a standby or in parallel
+ * mode.  Lookups write WAL this way, as heap pruning does: the reloption
+ * lookup_relayout turns it off.
  *
  * Moving tuple bodies under an exclusive content lock is what nbtree itself
  * does when it deletes items (PageIndexMultiDelete), and is safe for the
@@ -122,14 +122,13 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
 }
 
 /*
- * Pages noted by lookups, waiting for their scan to end (or its rescan, in
- * the same transaction: a scan that ended in an error leaves notes that a
- * later transaction drops, the index having perhaps been rebuilt since);
- * and, hashed by
- * block, pages this backend looked at for that and left as they were, with
- * what they looked like then (LSN, pd_lower and pd_upper: inserts change
- * pd_lower even on unlogged indexes, which have no LSNs).  Both are plain
- * backend-local memory: noting costs no shared state.
+ * Pages noted by lookups, waiting for their scan to end or be rescanned in
+ * the same transaction (a scan that ended in an error leaves notes that a
+ * later transaction drops: the index may have been rebuilt since); and,
+ * hashed by block, pages this backend looked at for that and left as they
+ * were, with what they looked like then (LSN, pd_lower and pd_upper:
+ * inserts change pd_lower even on unlogged indexes, which have no LSNs).
+ * Both are plain backend-local memory: noting costs no shared state.
  */
 typedef struct BtlNotedPage
 {
@@ -225,6 +224,7 @@ btl_relayout_noted(Relation index)
 			continue;
 		}
 		if (layout == BTL_LAYOUT_NONE || RecoveryInProgress() ||
+			IsInParallelMode() ||
 			noted[i].blkno >= RelationGetNumberOfBlocks(index))
 			continue;
 
