@@ -132,6 +132,25 @@ extern BtlPageState btl_page_state(Page page, BtlLayout layout,
 								   BtlPagePlan *plan, int *inserted);
 
 /*
+ * Where a laid-out page's slots start: right after the item before the
+ * first searchable one (the high key, or the minus-infinity item of an
+ * internal page), whose line pointer no insert moves, so that this holds
+ * for a page with inserts since its layout too.  -1 on a page with no such
+ * item (the rightmost leaf of its level), which does not say.  A byte
+ * offset read from the page: its users check it against the tuple area.
+ */
+static inline int
+btl_slots_start(Page page, OffsetNumber firstsearch)
+{
+	ItemId		prev;
+
+	if (firstsearch <= FirstOffsetNumber)
+		return -1;
+	prev = PageGetItemId(page, firstsearch - 1);
+	return ItemIdGetOffset(prev) + MAXALIGN(ItemIdGetLength(prev));
+}
+
+/*
  * Which way in-page searches of this backend went (search.c).  Plain
  * per-backend counters: the search path never writes shared memory.
  */

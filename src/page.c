@@ -218,12 +218,11 @@ btl_page_state(Page page, BtlLayout layout, BtlPagePlan *plan, int *inserted)
 	if (btl_page_matches(page, plan))
 		return BTL_PAGE_LAID_OUT;
 	*inserted = plan->nsearch;
-	if (plan->firstsearch == FirstOffsetNumber)
+	base = btl_slots_start(page, plan->firstsearch);
+	if (base < 0)
 		return BTL_PAGE_OUT_OF_LAYOUT;
 
 	/* The laid-out items: their width and count */
-	base = ItemIdGetOffset(PageGetItemId(page, plan->firstsearch - 1)) +
-		MAXALIGN(ItemIdGetLength(PageGetItemId(page, plan->firstsearch - 1)));
 	for (off = plan->firstsearch; off <= plan->maxoff; off++)
 	{
 		ItemId		iid = PageGetItemId(page, off);

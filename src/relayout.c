@@ -27,7 +27,7 @@
  * rewritten as after VACUUM, one buffer lock at a time, by the backend that
  * met them.  Pages no lookup visits are never rewritten this way; a page
  * looked at and left alone (a damaged one, say) is not noted again until
- * it changes.  Nothing is noted or rewritten on a standby or in parallel
+ * it changes, while this backend remembers it.  Nothing is noted or rewritten on a standby or in parallel
  * mode.  Lookups write WAL this way, as heap pruning does: the reloption
  * lookup_relayout turns it off.
  *

@@ -164,10 +164,21 @@ item_in_slot(Page page, OffsetNumber off, const BtlWalk *w, int slot)
 }
 
 /*
+ * How far the line pointer of the laid-out item of this rank (of n) most
+ * likely moved up with inserted items inserted since the layout: in
+ * proportion to its rank.  No division on a page without inserts.
+ */
+static inline int
+shift_guess(int inserted, int rank, int n)
+{
+	return inserted > 0 ? (inserted * rank + n / 2) / n : 0;
+}
+
+/*
  * The line pointer of the item in this slot, among offsets lo .. hi; or
  * InvalidOffsetNumber.  Inserts since the layout shift an item's line
- * pointer up by the number of new items before it, which is most likely in
- * proportion to its rank: the scan starts at that guess and widens.
+ * pointer up by the number of new items before it: the scan starts at the
+ * likely shift (shift_guess) and widens.
  */
 static OffsetNumber
 find_slot_item(Page page, const BtlWalk *w, int slot, int lo, int hi,
@@ -252,12 +263,8 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	 * Where slot 0 is, and so how many slots there are: each a whole width,
 	 * inside the tuple area, ending at its end, no more than the items.
 	 */
-	if (first > FirstOffsetNumber)
-	{
-		iid = PageGetItemId(page, first - 1);
-		baseoff = ItemIdGetOffset(iid) + MAXALIGN(ItemIdGetLength(iid));
-	}
-	else
+	baseoff = btl_slots_start(page, first);
+	if (baseoff < 0)
 		baseoff = hdr->pd_upper;
 	if (baseoff < hdr->pd_upper || baseoff >= hdr->pd_special)
 		return InvalidOffsetNumber;
@@ -314,7 +321,7 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 		int			rank = ranks[slot];
 
 		hi = find_slot_item(page, &w, slot, first + rank, first + rank + inserted,
-							first + rank + (inserted * rank + n / 2) / n);
+							first + rank + shift_guess(inserted, rank, n));
 		if (hi == InvalidOffsetNumber)
 			goto fallback;
 	}
@@ -325,7 +332,7 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 
 		below = find_slot_item(page, &w, w.last_below, first + rank,
 							   Min(first + rank + inserted, hi - 1),
-							   first + rank + (inserted * rank + n / 2) / n);
+							   first + rank + shift_guess(inserted, rank, n));
 		if (below == InvalidOffsetNumber)
 			goto fallback;
 		lo = below + 1;
