@@ -14,6 +14,7 @@ OBJS = \
 	src/layout.o \
 	src/page.o \
 	src/relayout.o \
+	src/wal.o \
 	src/stats.o \
 	src/checker.o \
 	src/compare.o \

@@ -119,7 +119,7 @@ btlayout_text_bin_cmp(PG_FUNCTION_ARGS)
 {
 	Oid			collid = PG_GET_COLLATION();
 
-	if (!lc_collate_is_c(collid))
+	if (!btl_collation_is_c(collid))
 		bin_collation_error(collid, "text_bin_ops", NULL);
 	PG_RETURN_INT32(bin_cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1),
 								   false));
@@ -130,7 +130,7 @@ btlayout_bpchar_bin_cmp(PG_FUNCTION_ARGS)
 {
 	Oid			collid = PG_GET_COLLATION();
 
-	if (!lc_collate_is_c(collid))
+	if (!btl_collation_is_c(collid))
 		bin_collation_error(collid, "bpchar_bin_ops", NULL);
 	PG_RETURN_INT32(bin_cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1),
 								   true));
@@ -231,7 +231,7 @@ btlayout_text_bin_sortsupport(PG_FUNCTION_ARGS)
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
 
-	if (!lc_collate_is_c(ssup->ssup_collation))
+	if (!btl_collation_is_c(ssup->ssup_collation))
 		bin_collation_error(ssup->ssup_collation, "text_bin_ops", NULL);
 	bin_sortsupport(ssup, false);
 	PG_RETURN_VOID();
@@ -242,7 +242,7 @@ btlayout_bpchar_bin_sortsupport(PG_FUNCTION_ARGS)
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
 
-	if (!lc_collate_is_c(ssup->ssup_collation))
+	if (!btl_collation_is_c(ssup->ssup_collation))
 		bin_collation_error(ssup->ssup_collation, "bpchar_bin_ops", NULL);
 	bin_sortsupport(ssup, true);
 	PG_RETURN_VOID();
@@ -289,7 +289,7 @@ btl_check_bin_collations(Relation index)
 
 		kind = btl_bin_kind(index_getprocinfo(index, i + 1, BTORDER_PROC)->fn_addr);
 		if ((kind == BTL_BIN_TEXT || kind == BTL_BIN_BPCHAR) &&
-			!lc_collate_is_c(collid))
+			!btl_collation_is_c(collid))
 			bin_collation_error(collid,
 								kind == BTL_BIN_TEXT ? "text_bin_ops" : "bpchar_bin_ops",
 								NameStr(TupleDescAttr(RelationGetDescr(index), i)->attname));

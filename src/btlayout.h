@@ -10,7 +10,8 @@
  * validation (validate.c), CREATE INDEX, whose sorted build in the server
  * refuses non-btree relations (build.c), the in-page layouts (layout.c:
  * search trees and permutations; page.c: placing a page's tuple bodies;
- * relayout.c: rewriting pages after VACUUM and on demand), the reads'
+ * relayout.c: rewriting pages after VACUUM, after lookups and on demand;
+ * wal.c: logging such rewrites), the reads'
  * positioning (scan.c: the first item of a scan; search.c: the descent and
  * the in-page search; compare.c: de-virtualised key comparison),
  * introspection (stats.c), and a clear error where the server refuses a
@@ -25,10 +26,6 @@
 
 #include "postgres.h"
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
-#error "btlayout supports PostgreSQL 15 only"
-#endif
-
 #include "access/amapi.h"
 #include "access/nbtree.h"
 #include "nodes/execnodes.h"
@@ -38,6 +35,7 @@
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
+#include "compat.h"
 #include "layout.h"
 
 /*
@@ -126,6 +124,7 @@ extern Relation btl_open_index(Oid indexoid, LOCKMODE lockmode,
 /* page.c */
 extern bool btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan);
 extern bool btl_page_matches(Page page, const BtlPagePlan *plan);
+extern bool btl_page_plan_valid(Page page, const BtlPagePlan *plan);
 extern void btl_page_apply(Page page, const BtlPagePlan *plan);
 extern bool btl_page_layout(Page page, BtlLayout layout);
 extern BtlPageState btl_page_state(Page page, BtlLayout layout,
@@ -172,7 +171,7 @@ struct BtlSearchKey;
 extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
 								Buffer buf);
 extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
-						 BTScanInsert inskey, Snapshot snapshot);
+						 Snapshot snapshot);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);
@@ -188,6 +187,12 @@ extern IndexBulkDeleteResult *btlayout_vacuumcleanup(IndexVacuumInfo *info,
 													 IndexBulkDeleteResult *stats);
 extern void btl_note_stale_page(Relation index, Buffer buf);
 extern void btl_relayout_noted(Relation index);
+
+/* wal.c */
+extern bool btl_wal_records;
+extern void btl_wal_register(void);
+extern bool btl_wal_uses_records(void);
+extern void btl_wal_log_relayout(Buffer buf, const BtlPagePlan *plan);
 
 /* conflict.c */
 extern void btlayout_install_conflict_hook(void);

@@ -137,7 +137,7 @@ static void
 writer_write(BtlWriter *w, Page page, BlockNumber blkno)
 {
 	if (w->use_wal)
-		log_newpage(&w->index->rd_node, MAIN_FORKNUM, blkno, page, true);
+		log_newpage(BtlRelationLocator(w->index), MAIN_FORKNUM, blkno, page, true);
 
 	while (w->nwritten < blkno)
 	{

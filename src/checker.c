@@ -583,7 +583,7 @@ tuple_gt(BtlCheckState *state, Page kpage, OffsetNumber koff,
 	BTScanInsert key = _bt_mkscankey(state->index, itup);
 	int32		cmp;
 
-	key->pivotsearch = true;
+	btl_insertkey_set_pivotsearch(key);
 	cmp = _bt_compare(state->index, key, tpage, toff);
 	pfree(key);
 	return state->heapkeyspace ? cmp > 0 : cmp >= 0;
@@ -597,7 +597,7 @@ tuple_le(BtlCheckState *state, Page kpage, OffsetNumber koff,
 	BTScanInsert key = _bt_mkscankey(state->index, itup);
 	int32		cmp;
 
-	key->pivotsearch = true;
+	btl_insertkey_set_pivotsearch(key);
 	if (key->scantid != NULL && BTreeTupleIsPosting(itup))
 		key->scantid = BTreeTupleGetMaxHeapTID(itup);
 	cmp = _bt_compare(state->index, key, tpage, toff);

@@ -77,10 +77,10 @@ classify(ScanKey sk, BtlArgKind *arg)
 	{
 		case BTL_BIN_TEXT:
 			*arg = BTL_ARG_STRING;
-			return lc_collate_is_c(sk->sk_collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+			return btl_collation_is_c(sk->sk_collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
 		case BTL_BIN_BPCHAR:
 			*arg = BTL_ARG_STRING;
-			return lc_collate_is_c(sk->sk_collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+			return btl_collation_is_c(sk->sk_collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
 		case BTL_BIN_BYTEA:
 			*arg = BTL_ARG_STRING;
 			return BTL_CMP_BYTES;

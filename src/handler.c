@@ -93,7 +93,8 @@ assign_compare_isa(int newval, void *extra)
 }
 
 /*
- * Register the reloptions, the GUCs and the ON CONFLICT check (conflict.c).
+ * Register the reloptions, the GUCs, the WAL resource manager when the
+ * library is preloaded (wal.c) and the ON CONFLICT check (conflict.c).
  * The reloptions btree has are btree's own, with btree's defaults, ranges
  * and lock levels, so that an index moved between btree and btlayout keeps
  * the meaning of its options.
@@ -153,8 +154,20 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 check_compare_isa, assign_compare_isa, NULL);
+	DefineCustomBoolVariable("btlayout.wal_records",
+							 "Logs relayouts as btlayout's own WAL records when the library is preloaded.",
+							 "Off logs full-page images, which servers that do not "
+							 "preload btlayout can replay too.  Without "
+							 "shared_preload_libraries = 'btlayout', full-page "
+							 "images are logged whatever this says.",
+							 &btl_wal_records,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("btlayout");
 
+	btl_wal_register();
 	btlayout_install_conflict_hook();
 }
 
@@ -213,7 +226,7 @@ btl_open_index(Oid indexoid, LOCKMODE lockmode, bool require_owner)
 	Relation	index;
 
 	/* Check the privilege before taking a lock a stranger could abuse */
-	if (require_owner && !pg_class_ownercheck(indexoid, GetUserId()))
+	if (require_owner && !btl_class_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, get_rel_name(indexoid));
 
 	index = try_relation_open(indexoid, lockmode);

@@ -147,6 +147,51 @@ btl_page_matches(Page page, const BtlPagePlan *plan)
 }
 
 /*
+ * Is a plan that came from elsewhere (a WAL record) one that can be applied
+ * to the page: one offset per line pointer, each body then inside the tuple
+ * area the plan gives (pd_upper .. pd_special, above pd_lower), aligned,
+ * and no two overlapping?  The page's own line pointers must describe
+ * bodies inside its tuple area, as btl_page_plan() requires.  What makes
+ * btl_page_apply() write only inside the page.
+ */
+bool
+btl_page_plan_valid(Page page, const BtlPagePlan *plan)
+{
+	PageHeader	hdr = (PageHeader) page;
+	uint8		used[BLCKSZ / MAXIMUM_ALIGNOF / 8];
+	OffsetNumber off;
+
+	if (plan->maxoff != PageGetMaxOffsetNumber(page) ||
+		plan->maxoff > MaxIndexTuplesPerPage ||
+		hdr->pd_lower > hdr->pd_upper || hdr->pd_upper > hdr->pd_special ||
+		hdr->pd_special > BLCKSZ ||
+		plan->upper < hdr->pd_lower || plan->upper > hdr->pd_special)
+		return false;
+	memset(used, 0, sizeof(used));
+	for (off = FirstOffsetNumber; off <= plan->maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		int			len = (int) ItemIdGetLength(iid);
+		int			to = plan->offset[off];
+
+		if (!ItemIdHasStorage(iid) || len < (int) sizeof(IndexTupleData) ||
+			ItemIdGetOffset(iid) < hdr->pd_upper ||
+			ItemIdGetOffset(iid) + len > hdr->pd_special ||
+			to % MAXIMUM_ALIGNOF != 0 || to < plan->upper ||
+			to + (int) MAXALIGN(len) > hdr->pd_special)
+			return false;
+		for (int unit = to / MAXIMUM_ALIGNOF;
+			 unit < (to + (int) MAXALIGN(len)) / MAXIMUM_ALIGNOF; unit++)
+		{
+			if (used[unit / 8] & (1 << (unit % 8)))
+				return false;
+			used[unit / 8] |= 1 << (unit % 8);
+		}
+	}
+	return true;
+}
+
+/*
  * Move the tuple bodies where the plan says.  No allocation and no error:
  * this runs inside the critical section of a WAL-logged rewrite.  The
  * space between line pointers and tuples is zeroed, so that a page and its

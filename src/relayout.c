@@ -13,8 +13,9 @@
  * search walks the others as they are, search.c).  A page left alone
  * costs no WAL.  Otherwise the share lock is traded for an exclusive one,
  * the page is looked at again (it may have changed in between), and in one
- * critical section the tuple bodies are moved, the buffer dirtied and a
- * full-page image logged.
+ * critical section the tuple bodies are moved, the buffer dirtied and the
+ * move logged (wal.c: btlayout's own record where the library is
+ * preloaded, else a full-page image).
  *
  * VACUUM runs a pass only when nbtree's own part of it read the whole
  * index (a bulk delete, or a cleanup scan): an insert-only VACUUM, which
@@ -44,7 +45,7 @@
  * pass are out of layout again until the next one, which costs speed, never
  * correctness: line pointers are always in key order.
  *
- * A standby replays the full-page images and ends with the same bytes.
+ * A standby replays the records and ends with the same bytes.
  *
  * src/relayout.c
  *
@@ -56,7 +57,6 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "access/xloginsert.h"
 #include "commands/vacuum.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -113,7 +113,7 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
 		btl_page_apply(page, &plan);
 		MarkBufferDirty(buf);
 		if (RelationNeedsWAL(index))
-			log_newpage_buffer(buf, true);
+			btl_wal_log_relayout(buf, &plan);
 		END_CRIT_SECTION();
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -177,10 +177,10 @@ btl_note_stale_page(Relation index, Buffer buf)
 	BtlNotedPage page;
 	BtlNotedPage *c;
 
-	if (noted_lxid != MyProc->lxid)
+	if (noted_lxid != BtlMyLocalTransactionId())
 	{
 		nnoted = 0;
-		noted_lxid = MyProc->lxid;
+		noted_lxid = BtlMyLocalTransactionId();
 	}
 	if (nnoted >= BTL_NOTED_PAGES || IsInParallelMode() ||
 		BtlGetLayout(index) == BTL_LAYOUT_NONE)
@@ -209,7 +209,7 @@ btl_relayout_noted(Relation index)
 
 	if (nnoted == 0)
 		return;
-	if (noted_lxid != MyProc->lxid)
+	if (noted_lxid != BtlMyLocalTransactionId())
 	{
 		nnoted = 0;
 		return;
@@ -262,7 +262,7 @@ btl_relayout_index(Relation index, BufferAccessStrategy strategy,
 
 		CHECK_FOR_INTERRUPTS();
 		if (vacuum_delay)
-			vacuum_delay_point();
+			btl_vacuum_delay_point();
 
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 strategy);

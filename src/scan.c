@@ -260,7 +260,7 @@ first_at_endpoint(IndexScanDesc scan, ScanDirection dir)
 	Buffer		buf;
 	Page		page;
 
-	buf = _bt_get_endpoint(rel, 0, ScanDirectionIsBackward(dir),
+	buf = btl_get_endpoint(rel, 0, ScanDirectionIsBackward(dir),
 						   scan->xs_snapshot);
 	if (!BufferIsValid(buf))
 	{
@@ -520,7 +520,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	inskey.keysz = nkeys;
 	btl_prepare_search_key(rel, &inskey, &key);
 
-	buf = btl_search(rel, &key, &inskey, scan->xs_snapshot);
+	buf = btl_search(rel, &key, scan->xs_snapshot);
 	if (!BufferIsValid(buf) && IsolationIsSerializable())
 	{
 		/*
@@ -528,7 +528,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		 * insertion may have come in between.
 		 */
 		PredicateLockRelation(rel, scan->xs_snapshot);
-		buf = btl_search(rel, &key, &inskey, scan->xs_snapshot);
+		buf = btl_search(rel, &key, scan->xs_snapshot);
 	}
 	if (!BufferIsValid(buf))
 	{

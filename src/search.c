@@ -42,8 +42,9 @@
  * no shared state) record which way each search went.
  *
  * The descent holds one buffer lock at a time (nbtree's rules for readers):
- * it reads the page's high key first, and moves right with nbtree's own
- * _bt_moveright() when a concurrent split has moved the key space.
+ * it reads the page's high key first, and moves right, as nbtree's
+ * _bt_moveright() does for readers, when a concurrent split has moved the
+ * key space or the page was deleted.
  *
  * src/search.c
  *
@@ -442,17 +443,59 @@ step_down(Relation rel, Buffer buf, BlockNumber child, bool prefetch)
 }
 
 /*
- * Descend from the root to the leaf page where the first item not below
- * the key is, or would be.  Returns that page's buffer, read-locked, or
- * InvalidBuffer if the index is empty.  inskey is the same key as nbtree
- * sees it, for _bt_moveright().
+ * Is the page not the one for the key: deleted or half-dead, or (if the
+ * page is not the rightmost of its level) its high key below the key (or
+ * not above it, for nextkey)?
  */
-Buffer
-btl_search(Relation rel, const BtlSearchKey *key, BTScanInsert inskey,
+static inline bool
+page_left_of_key(Relation rel, const BtlSearchKey *key, Page page,
+				 BTPageOpaque opaque)
+{
+	int			cmpval = key->nextkey ? 0 : 1;
+
+	return !P_RIGHTMOST(opaque) &&
+		(P_IGNORE(opaque) ||
+		 btl_compare(key, rel,
+					 (IndexTuple) PageGetItem(page, PageGetItemId(page, P_HIKEY))) >= cmpval);
+}
+
+/*
+ * A split since we read the parent may have moved our key space to the
+ * right, or the page may have been deleted: step right, one lock at a
+ * time, until the page is the key's.  What nbtree's _bt_moveright() does
+ * for readers (a reader leaves incomplete splits to writers).
+ */
+static Buffer
+move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
 		   Snapshot snapshot)
 {
-	Buffer		buf = _bt_getroot(rel, BT_READ);
-	int			cmpval = key->nextkey ? 0 : 1;
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		BTPageOpaque opaque = BTPageGetOpaque(page);
+
+		if (!page_left_of_key(rel, key, page, opaque))
+			break;
+		if (P_RIGHTMOST(opaque))
+			break;
+		buf = _bt_relandgetbuf(rel, buf, opaque->btpo_next, BT_READ);
+		btl_test_for_old_snapshot(snapshot, rel, BufferGetPage(buf));
+	}
+	if (P_IGNORE(BTPageGetOpaque(BufferGetPage(buf))))
+		elog(ERROR, "fell off the end of index \"%s\"",
+			 RelationGetRelationName(rel));
+	return buf;
+}
+
+/*
+ * Descend from the root to the leaf page where the first item not below
+ * the key is, or would be.  Returns that page's buffer, read-locked, or
+ * InvalidBuffer if the index is empty.
+ */
+Buffer
+btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+{
+	Buffer		buf = btl_getroot(rel, BT_READ);
 
 	while (BufferIsValid(buf))
 	{
@@ -461,18 +504,10 @@ btl_search(Relation rel, const BtlSearchKey *key, BTScanInsert inskey,
 		OffsetNumber offnum;
 		IndexTuple	itup;
 
-		TestForOldSnapshot(snapshot, rel, page);
-
-		/*
-		 * A split since we read the parent may have moved our key space to
-		 * the right: the high key says so.  nbtree then steps right.
-		 */
-		if (!P_RIGHTMOST(opaque) &&
-			(P_IGNORE(opaque) ||
-			 btl_compare(key, rel,
-						 (IndexTuple) PageGetItem(page, PageGetItemId(page, P_HIKEY))) >= cmpval))
+		btl_test_for_old_snapshot(snapshot, rel, page);
+		if (page_left_of_key(rel, key, page, opaque))
 		{
-			buf = _bt_moveright(rel, inskey, buf, false, NULL, BT_READ, snapshot);
+			buf = move_right(rel, key, buf, snapshot);
 			page = BufferGetPage(buf);
 			opaque = BTPageGetOpaque(page);
 		}

@@ -164,7 +164,7 @@ check_btree_ordering(const char *opfamilyname, Oid opfamilyoid, Oid type,
 	int16		btstrategy;
 
 	if (OidIsValid(opr) &&
-		get_ordering_op_properties(opr, &btfamily, &btintype, &btstrategy) &&
+		btl_ordering_op_properties(opr, &btfamily, &btintype, &btstrategy) &&
 		btintype == type && btstrategy == strategy)
 		return true;
 

@@ -142,6 +142,43 @@ items_total(Page page)
 }
 
 /*
+ * btl_page_plan_valid(), which checks the plans WAL records carry, accepts
+ * a plan btl_page_plan() made, and refuses it changed to place two bodies
+ * over each other, a body off its alignment or past the special space, or
+ * the tuple area below pd_lower.
+ */
+static void
+check_plan_validation(Page page, const BtlPagePlan *plan, const char *shape)
+{
+	static BtlPagePlan bad;
+	PageHeader	hdr = (PageHeader) page;
+	OffsetNumber last = plan->maxoff;
+
+	check(btl_page_plan_valid(page, plan), "a plan made for the page is valid", shape);
+
+	if (last >= 2)
+	{
+		bad = *plan;
+		bad.offset[2] = bad.offset[1];
+		check(!btl_page_plan_valid(page, &bad), "overlapping bodies are refused", shape);
+	}
+	bad = *plan;
+	bad.offset[last] += 4;
+	check(!btl_page_plan_valid(page, &bad), "a misaligned body is refused", shape);
+	bad = *plan;
+	bad.offset[last] = hdr->pd_special - MAXIMUM_ALIGNOF;
+	check(!btl_page_plan_valid(page, &bad) ||
+		  MAXALIGN(ItemIdGetLength(PageGetItemId(page, last))) <= MAXIMUM_ALIGNOF,
+		  "a body past the special space is refused", shape);
+	bad = *plan;
+	bad.upper = hdr->pd_lower - 1;
+	check(!btl_page_plan_valid(page, &bad), "a tuple area below pd_lower is refused", shape);
+	bad = *plan;
+	bad.maxoff = last - 1;
+	check(!btl_page_plan_valid(page, &bad), "a plan for another item count is refused", shape);
+}
+
+/*
  * Plan the page built from these items in every layout; check the plans
  * and apply them.
  */
@@ -187,6 +224,7 @@ check_shape(bool leaf, bool rightmost, int n, const int *len, const char *shape)
 		check(ok, "every planned body lies inside the plan's tuple area", shape);
 		if (!ok)
 			continue;			/* applying it would write outside the page */
+		check_plan_validation(g.page.data, &p.plan, shape);
 
 		btl_page_apply(g.page.data, &p.plan);
 		check(guard_intact(g.before) && guard_intact(g.after),

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+#
+# scripts/install-pg.sh: make a PostgreSQL server of a given major version
+# available on this Debian 12 machine, for building and testing btlayout.
+#
+# Usage: scripts/install-pg.sh [--source] [--print-bindir] VERSION
+#
+#   15           Debian 12's binary packages (postgresql-15,
+#                postgresql-server-dev-15, postgresql-contrib); bindir
+#                /usr/lib/postgresql/15/bin.
+#   17, 18, 19   built from Debian's *source* package of the suite that
+#                carries it (17: trixie, 18: sid, 19: experimental): a
+#                deb-src entry for that suite on the archive the machine's
+#                apt sources already name, "apt-get source --download-only",
+#                and the upstream tarball inside it built with ICU and TAP
+#                support, contrib, pg_regress and the isolation tester
+#                (make world-bin), into $BTL_PG_ROOT/VERSION.  Binary packages
+#                of those suites are never installed: they do not install
+#                on Debian 12.
+#   --source 15  the same from Debian 12's source package of 15 (bookworm),
+#                into $BTL_PG_ROOT/15-source: the old server pg_upgrade tests
+#                use (Debian's newer 15 binaries store an attribute option
+#                that 18 rejects).
+#   16           the PostgreSQL 16.2 server wheel on PyPI (pgserver 0.1.4:
+#                server, headers, PGXS and pg_regress; no contrib modules, no
+#                isolation tester, no TAP modules), unpacked into
+#                $BTL_PG_ROOT/16.
+#
+# A build already present (its stamp file names the same source) is reused.
+# Progress goes to standard error; with --print-bindir the last line on
+# standard output is the server's bindir.  Exit status 3 means the archive
+# does not serve that version today (said plainly on standard error).
+#
+# Environment: BTL_PG_ROOT (default /opt/btlayout-pg), BTL_PG_JOBS (make -j,
+# default the number of CPUs).  Run as root or as a user with sudo.
+
+set -euo pipefail
+
+readonly ROOT=${BTL_PG_ROOT:-/opt/btlayout-pg}
+readonly JOBS=${BTL_PG_JOBS:-$(nproc)}
+# The archive the machine's own apt sources name
+readonly MIRROR=${BTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Packages the source builds need (Debian 12)
+readonly BUILD_DEPS=(gcc make bison flex perl pkg-config libicu-dev zlib1g-dev
+	libreadline-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates curl)
+readonly SERVER_DEBS=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
+readonly PGSERVER_WHEEL_VERSION=0.1.4
+
+FROM_SOURCE=0
+PRINT_BINDIR=0
+VERSION=
+
+log() { printf '==> install-pg: %s\n' "$*" >&2; }
+die() {
+	printf '==> install-pg: ERROR: %s\n' "$*" >&2
+	exit "${2:-1}"
+}
+
+as_root()
+{
+	if ((EUID == 0)); then
+		"$@"
+	else
+		sudo -- "$@"
+	fi
+}
+
+usage()
+{
+	sed -n '/^# Usage:/,/^# Environment/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" | sed '$d'
+}
+
+apt_install()
+{
+	local missing=() pkg
+	for pkg in "$@"; do
+		dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null |
+			grep -q '^ii' || missing+=("$pkg")
+	done
+	((${#missing[@]})) || return 0
+	log "apt: installing ${missing[*]}"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		install --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# A deb-src entry for suite $1 on the machine's archive (Sources indexes
+# only: no binary package of that suite can be installed through it)
+add_deb_src()
+{
+	local suite=$1 file=/etc/apt/sources.list.d/btlayout-src-$1.sources
+	if [[ ! -f $file ]]; then
+		log "apt: adding a deb-src entry for $suite ($MIRROR)"
+		as_root tee "$file" >/dev/null <<-EOF
+			# scripts/install-pg.sh (btlayout): source packages only
+			Types: deb-src
+			URIs: $MIRROR
+			Suites: $suite
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+	fi
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
+}
+
+# Build PostgreSQL from Debian's source package $1 (name[=version]) of
+# suite $2 into prefix $3
+build_from_source_package()
+{
+	local spec=$1 suite=$2 prefix=$3 pkg=${1%%=*} work src stamp tarball rc=0
+
+	stamp="debian source package $spec ($suite), upstream tarball, ICU, TAP"
+	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
+		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
+		log "$prefix: already built ($stamp)"
+		return 0
+	fi
+	apt_install "${BUILD_DEPS[@]}"
+	add_deb_src "$suite"
+
+	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pgsrc.XXXXXX")
+	chmod 755 "$work"
+	log "fetching $spec from $suite"
+	(cd "$work" && as_root apt-get -qq source --download-only "$spec") >"$work/fetch.log" 2>&1 || rc=$?
+	if ((rc != 0)); then
+		cat "$work/fetch.log" >&2
+		if grep -qE '404|Unable to find a source package|Can not find version' "$work/fetch.log"; then
+			die "the archive does not serve $spec from $suite today (see above); PostgreSQL ${VERSION} cannot be had here now" 3
+		fi
+		die "apt-get source $spec failed"
+	fi
+	tarball=$(find "$work" -maxdepth 1 -name "${pkg}_*.orig.tar.*" | head -n 1)
+	[[ -n $tarball ]] || die "no upstream tarball in the source package $spec"
+	log "unpacking $(basename "$tarball")"
+	tar -C "$work" -xf "$tarball"
+	src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)
+	[[ -n $src ]] || die "the tarball $tarball holds no postgresql-* directory"
+
+	log "configure --prefix=$prefix (ICU, TAP tests, cassert off)"
+	(cd "$src" && ./configure --prefix="$prefix" --with-icu --enable-tap-tests \
+		--without-readline >"$work/configure.log" 2>&1) ||
+		{
+			tail -n 40 "$work/configure.log" >&2
+			die "configure failed"
+		}
+	log "make -j$JOBS world-bin (a few minutes)"
+	(cd "$src" && make -s -j"$JOBS" world-bin >"$work/make.log" 2>&1) ||
+		{
+			grep -E 'error|Error' "$work/make.log" | tail -n 30 >&2
+			die "make world-bin failed"
+		}
+	log "make install-world-bin, the isolation tester and the TAP modules"
+	as_root rm -rf "$prefix"
+	(cd "$src" && as_root make -s install-world-bin >"$work/install.log" 2>&1 &&
+		as_root make -s -C src/test/isolation install >>"$work/install.log" 2>&1 &&
+		as_root make -s -C src/test/perl install >>"$work/install.log" 2>&1) ||
+		{
+			tail -n 30 "$work/install.log" >&2
+			die "make install failed"
+		}
+	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
+	as_root rm -rf "$work"
+	log "$prefix: PostgreSQL $("$prefix/bin/pg_config" --version | awk '{print $2}') installed"
+}
+
+# PostgreSQL 16.2 from the pgserver wheel on PyPI, into prefix $1
+install_pgserver_wheel()
+{
+	local prefix=$1 work url stamp="pgserver $PGSERVER_WHEEL_VERSION wheel (PyPI)"
+	local pginst
+	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
+		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
+		log "$prefix: already unpacked ($stamp)"
+		return 0
+	fi
+	apt_install curl ca-certificates python3 unzip gcc make
+	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pg16.XXXXXX")
+	url=$(curl -fsSL "https://pypi.org/pypi/pgserver/$PGSERVER_WHEEL_VERSION/json" |
+		python3 -c '
+import json, sys
+files = json.load(sys.stdin)["urls"]
+for f in files:
+    n = f["filename"]
+    if n.endswith(".whl") and "manylinux" in n and "x86_64" in n:
+        print(f["url"]); break
+') || die "PyPI did not answer for pgserver $PGSERVER_WHEEL_VERSION" 3
+	[[ -n $url ]] || die "pgserver $PGSERVER_WHEEL_VERSION has no x86_64 Linux wheel" 3
+	log "fetching $(basename "$url")"
+	curl -fsSL -o "$work/pgserver.whl" "$url" || die "download of $url failed" 3
+	(cd "$work" && unzip -q pgserver.whl)
+	pginst=$(dirname "$(dirname "$(find "$work" -path '*/bin/pg_config' | head -n 1)")")
+	[[ -x $pginst/bin/pg_config ]] || die "the wheel holds no bin/pg_config"
+	as_root rm -rf "$prefix"
+	as_root mkdir -p "$(dirname "$prefix")"
+	as_root cp -a "$pginst" "$prefix"
+	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
+	rm -rf "$work"
+	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked"
+}
+
+main()
+{
+	local bindir
+	while (($#)); do
+		case $1 in
+			--source) FROM_SOURCE=1 ;;
+			--print-bindir) PRINT_BINDIR=1 ;;
+			-h | --help)
+				usage
+				exit 0
+				;;
+			[0-9]*) VERSION=$1 ;;
+			*)
+				usage >&2
+				exit 2
+				;;
+		esac
+		shift
+	done
+	[[ -n $VERSION ]] || {
+		usage >&2
+		exit 2
+	}
+
+	case $VERSION:$FROM_SOURCE in
+		15:0)
+			apt_install "${SERVER_DEBS[@]}"
+			bindir=/usr/lib/postgresql/15/bin
+			;;
+		15:1)
+			build_from_source_package "postgresql-15=15.18-0+deb12u1" bookworm "$ROOT/15-source"
+			bindir=$ROOT/15-source/bin
+			;;
+		16:*)
+			install_pgserver_wheel "$ROOT/16"
+			bindir=$ROOT/16/bin
+			;;
+		17:*)
+			build_from_source_package postgresql-17 trixie "$ROOT/17"
+			bindir=$ROOT/17/bin
+			;;
+		18:*)
+			build_from_source_package postgresql-18 sid "$ROOT/18"
+			bindir=$ROOT/18/bin
+			;;
+		19:*)
+			build_from_source_package postgresql-19 experimental "$ROOT/19"
+			bindir=$ROOT/19/bin
+			;;
+		*) die "PostgreSQL $VERSION is not supported (15-19)" 2 ;;
+	esac
+	[[ -x $bindir/pg_config ]] || die "no pg_config in $bindir"
+	((PRINT_BINDIR)) && printf '%s\n' "$bindir"
+	return 0
+}
+
+main "$@"
