@@ -3,7 +3,7 @@
 # scripts/bench.sh: the btlayout benchmark suite, one command.
 #
 # Installs what it needs (apt), builds and installs btlayout from this repo,
-# creates a throwaway PostgreSQL 15 cluster, loads pgbench data and probe
+# creates a throwaway PostgreSQL cluster (15 unless --pg), loads pgbench data and probe
 # tables, measures every (workload, variant) in interleaved rounds, and writes
 # raw and summary CSVs, a Markdown report and a chart under
 # bench/results/<timestamp>/.  The cluster is removed at the end, also on
@@ -13,8 +13,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$REPO/bench
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=/usr/lib/postgresql/15/bin
+# The server: --pg (default 15); select_server sets PGBIN and PG_CONFIG
+PG_VERSION=${BTL_PG:-15}
 # Debian's python3 (it has python3-matplotlib), not whatever python3 is first in PATH
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=python3
@@ -25,7 +25,7 @@ usage() {
 Usage: scripts/bench.sh [options]
 
 Benchmarks btlayout index variants against core btree (and hash) on a
-throwaway PostgreSQL 15 cluster.  Run as root (re-runs itself with sudo).
+throwaway PostgreSQL cluster (--pg, default 15).  Run as root (re-runs itself with sudo).
 Defaults take about 15 minutes on 2 cores at scale 100.
 
 Data and length:
@@ -73,7 +73,9 @@ What to run:
   --pgo-train S      seconds of PGO training                   [20]
 
 Setup and output:
-  --no-install       do not check/install Debian packages
+  --pg V             PostgreSQL major version: 15 (Debian's packages) or
+                     17-19 (built by scripts/install-pg.sh)       [15]
+  --no-install       do not check/install Debian packages or the server
   --no-build         do not build and install btlayout (use the installed one)
   --out DIR          results parent directory                  [bench/results]
   --keep             keep the temporary cluster directory (debugging; the
@@ -149,6 +151,7 @@ while (($#)); do
 	--pgo) PGO=1 ;;
 	--pgo-train) need_arg "$@"; need_int "$1" "$2"; PGO_TRAIN_SECONDS=$2; shift ;;
 	--no-install) NO_INSTALL=1 ;;
+	--pg) need_arg "$@"; PG_VERSION=$2; shift ;;
 	--no-build) NO_BUILD=1 ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--keep) KEEP=1 ;;
@@ -450,8 +453,9 @@ main() {
 	fi
 
 	((NO_INSTALL)) || install_packages
+	select_server
 	((NO_BUILD)) || build_install
-	[[ -x $PGBIN/pg_ctl ]] || die "PostgreSQL 15 is not installed ($PGBIN)"
+	[[ -x $PGBIN/pg_ctl ]] || die "PostgreSQL $PG_VERSION is not installed ($PGBIN)"
 
 	# The throwaway cluster.
 	TMPD=$(mktemp -d /tmp/btlayout-bench.XXXXXX)

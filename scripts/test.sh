@@ -5,13 +5,16 @@
 # This is the one command that runs every test, locally and in CI
 # (.ci/run execs it).  It
 #
-#   1. installs the Debian 12 packages it needs (skipped when all are there),
+#   1. installs the Debian 12 packages it needs (skipped when all are there)
+#      and the PostgreSQL server asked for, through scripts/install-pg.sh
+#      (15: Debian's packages; 17-19: built from Debian's source packages;
+#      16: the pgserver wheel),
 #   2. builds the extension with PGXS in a scratch copy of the tree, failing
 #      on any compiler warning, and installs it, and likewise the test-only
 #      module test/sortsupport (for the pg_regress test sortsupport),
 #   3. runs the unit tests (plain C programs under test/, no server) and the
 #      benchmark in its smoke mode (so that it cannot rot), then,
-#      on temporary PostgreSQL 15 instances only (never Debian's own
+#      on temporary instances of that server only (never Debian's own
 #      cluster, never port 5432): the pg_regress tests listed by the
 #      Makefile, the isolation specs in specs/, and the TAP tests in t/,
 #   4. prints a last line "N passed, M failed" and exits non-zero if anything
@@ -31,6 +34,12 @@
 #
 # Usage: scripts/test.sh [options] [t/NNN_name.pl ...]
 #
+#   --pg V[,V...]  the PostgreSQL major version(s) to test against, each in
+#                  its own run, the counts summed [15] (also: BTL_PG).  16
+#                  is the pgserver wheel: it has no contrib modules, no
+#                  isolation tester and no TAP modules, so only the build,
+#                  the unit tests and the pg_regress tests that need no
+#                  contrib module run there.
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
 #   --bench        run the benchmark's smoke mode     \
@@ -47,12 +56,16 @@
 
 set -euo pipefail
 
-readonly PGBIN=/usr/lib/postgresql/15/bin
-readonly PG_CONFIG=$PGBIN/pg_config
+# Set by install_server for the version under test
+PG_VERSION=
+PGBIN=
+PG_CONFIG=
+# What a version lacks (the pgserver wheel of 16): no contrib modules, no
+# isolation tester, no TAP modules
+PG_MINIMAL=0
 # python3: the benchmark's report (bench/report.py), which test.sh runs in
 # the benchmark's smoke mode (the chart is skipped without matplotlib)
-readonly PACKAGES=(gcc make perl python3 postgresql-15 postgresql-server-dev-15
-	postgresql-contrib libipc-run-perl)
+readonly PACKAGES=(gcc make perl python3 libipc-run-perl)
 readonly TEST_USER=postgres
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -60,6 +73,7 @@ readonly REPO
 
 # Settings, from the command line or the environment
 QUICK=${BTL_TEST_QUICK:-0}
+VERSIONS=${BTL_PG:-15}
 SUITES=${BTL_TEST_SUITES:-}
 KEEP=0
 TAP_FILES=()
@@ -187,6 +201,11 @@ parse_args()
 	while (($#)); do
 		case $1 in
 			--quick) QUICK=1 ;;
+			--pg)
+				VERSIONS=${2:?--pg needs a version}
+				shift
+				;;
+			--pg=*) VERSIONS=${1#--pg=} ;;
 			--unit | --bench | --regress | --isolation | --tap) SUITES+=" ${1#--}" ;;
 			--keep) KEEP=1 ;;
 			-h | --help)
@@ -242,12 +261,47 @@ cleanup()
 
 install_packages()
 {
-	local missing=() pkg
-
 	if ((QUICK)); then
 		log "packages: skipped (--quick)"
-		return
+	else
+		install_debs
 	fi
+	install_server
+}
+
+# The server of the version under test, installed or built if missing
+# (--quick only finds it)
+install_server()
+{
+	local out rc=0
+
+	if ((QUICK)); then
+		case $PG_VERSION in
+			15) PGBIN=/usr/lib/postgresql/15/bin ;;
+			*) PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin ;;
+		esac
+	else
+		out=$("$REPO/scripts/install-pg.sh" --print-bindir "$PG_VERSION") || rc=$?
+		if ((rc != 0)); then
+			fail_step "PostgreSQL $PG_VERSION: scripts/install-pg.sh failed (status $rc)"
+			return 1
+		fi
+		PGBIN=$(tail -n 1 <<<"$out")
+	fi
+	PG_CONFIG=$PGBIN/pg_config
+	if [[ ! -x $PG_CONFIG ]]; then
+		fail_step "PostgreSQL $PG_VERSION: no server in $PGBIN"
+		return 1
+	fi
+	[[ -x $PGBIN/pgbench ]] || PG_MINIMAL=1
+	[[ -f $(dirname "$("$PG_CONFIG" --pgxs)")/../test/isolation/pg_isolation_regress ]] ||
+		PG_MINIMAL=1
+	log "server: $("$PG_CONFIG" --version) in $PGBIN$( ((PG_MINIMAL)) && echo ' (no contrib, isolation or TAP)')"
+}
+
+install_debs()
+{
+	local missing=() pkg
 	for pkg in "${PACKAGES[@]}"; do
 		dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null |
 			grep -q '^ii' || missing+=("$pkg")
@@ -362,7 +416,8 @@ run_bench_smoke()
 {
 	local cmd rc
 
-	for cmd in "scripts/bench.sh --smoke --no-install" "bench/compare/run.sh --rounds 1 --no-install"; do
+	for cmd in "scripts/bench.sh --smoke --no-install --pg $PG_VERSION" \
+		"bench/compare/run.sh --rounds 1 --no-install --pg $PG_VERSION"; do
 		rc=0
 		log "bench: $cmd"
 		# shellcheck disable=SC2086 # cmd is a command line
@@ -454,6 +509,14 @@ run_regress()
 	if [[ -z ${tests// /} ]]; then
 		log "regress: no tests listed in the Makefile's REGRESS"
 		return
+	fi
+	if ((PG_MINIMAL)); then
+		# No contrib modules: leave out the tests that need pageinspect
+		tests=$(for t in $tests; do
+			grep -q 'CREATE EXTENSION IF NOT EXISTS pageinspect' "$TREE/sql/$t.sql" ||
+				echo "$t"
+		done | tr '\n' ' ')
+		log "regress: without contrib modules, only: $tests"
 	fi
 	opts=$(make_var REGRESS_OPTS)
 	# shellcheck disable=SC2086 # word splitting wanted: option and test lists
@@ -612,15 +675,54 @@ summarize()
 	((FAILED == 0 && PASSED > 0))
 }
 
+# Several versions: this script once per version, the counts summed
+run_versions()
+{
+	local v line npass nfail rc total_pass=0 total_fail=0 lines=()
+
+	for v in ${VERSIONS//,/ }; do
+		rc=0
+		log "=== PostgreSQL $v ==="
+		"${BASH_SOURCE[0]}" "${ARGS[@]}" --pg "$v" | tee "$SCRATCH_VERSIONS/$v.out" || rc=$?
+		line=$(tail -n 1 "$SCRATCH_VERSIONS/$v.out")
+		if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			npass=${BASH_REMATCH[1]}
+			nfail=${BASH_REMATCH[2]}
+		else
+			npass=0
+			nfail=1
+		fi
+		((rc == 0 || nfail > 0)) || nfail=1
+		total_pass=$((total_pass + npass))
+		total_fail=$((total_fail + nfail))
+		lines+=("PostgreSQL $v: $npass passed, $nfail failed")
+	done
+	echo
+	log "summary of every version"
+	printf '    %s\n' "${lines[@]}"
+	echo "$total_pass passed, $total_fail failed"
+	((total_fail == 0 && total_pass > 0))
+}
+
 main()
 {
 	local start=$SECONDS
 
+	ARGS=("$@")
 	parse_args "$@"
 	if ((EUID != 0)) && ! command -v sudo >/dev/null; then
 		echo "scripts/test.sh: run as root, or as a user with sudo" >&2
 		exit 2
 	fi
+	if [[ $VERSIONS == *,* ]]; then
+		SCRATCH_VERSIONS=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-versions.XXXXXX")
+		rc=0
+		run_versions || rc=$?
+		rm -rf "$SCRATCH_VERSIONS"
+		log "finished in $((SECONDS - start)) s"
+		exit "$rc"
+	fi
+	PG_VERSION=$VERSIONS
 	# Connection settings of the caller must not reach the test servers
 	# (PGHOST, PGPORT, ...; the PG_TEST_* settings are kept)
 	unset $(compgen -e | grep -E '^PG[A-Z]+$' || true)
@@ -629,17 +731,18 @@ main()
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 
-	install_packages
-	make_scratch
-	if build_and_install; then
-		write_temp_config
-		if want unit; then run_unit; fi
-		if want bench; then run_bench_smoke; fi
-		if want regress; then run_regress; fi
-		if want isolation; then run_isolation; fi
-		if want tap; then run_tap; fi
+	if install_packages; then
+		make_scratch
+		if build_and_install; then
+			write_temp_config
+			if want unit; then run_unit; fi
+			if want bench && ((!PG_MINIMAL)); then run_bench_smoke; fi
+			if want regress; then run_regress; fi
+			if want isolation && ((!PG_MINIMAL)); then run_isolation; fi
+			if want tap && ((!PG_MINIMAL)); then run_tap; fi
+		fi
 	fi
-	log "finished in $((SECONDS - start)) s"
+	log "PostgreSQL $PG_VERSION: finished in $((SECONDS - start)) s"
 	if ((KEEP)); then
 		log "scratch directory kept: $SCRATCH"
 	fi

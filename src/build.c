@@ -349,7 +349,7 @@ level_add(BtlWriter *w, BtlLevel *lvl, IndexTuple itup, Size postingsz)
 	lvl->lastpostingsz = postingsz;
 
 	/* Raises the server's error for tuples too large for a btree page */
-	if (unlikely(itupsz > BTMaxItemSize(lvl->page)))
+	if (unlikely(itupsz > BtlMaxItemSize(lvl->page)))
 		_bt_check_third_page(w->index, w->heap, isleaf, lvl->page, itup);
 
 	/*

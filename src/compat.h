@@ -81,6 +81,13 @@
 #define btl_insertkey_set_pivotsearch(key)	((key)->pivotsearch = true)
 #endif
 
+/* 18: the largest nbtree item is a constant, not a function of the page */
+#if PG_VERSION_NUM >= 180000
+#define BtlMaxItemSize(page)		BTMaxItemSize
+#else
+#define BtlMaxItemSize(page)		BTMaxItemSize(page)
+#endif
+
 /* 18: vacuum_delay_point() says whether it is ANALYZE */
 #if PG_VERSION_NUM >= 180000
 #define btl_vacuum_delay_point()	vacuum_delay_point(false)

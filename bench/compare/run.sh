@@ -14,7 +14,8 @@
 # compare core's best level.  Also written to
 # bench/results/compare-<timestamp>.md (or under --out), with a log.
 #
-# Usage: bench/compare/run.sh [--rounds N] [--no-install] [--out DIR]
+# Usage: bench/compare/run.sh [--rounds N] [--pg V] [--no-install] [--out DIR]
+#   --pg V         PostgreSQL major version to build against        [15]
 #   --rounds N     rounds of every implementation and length        [5]
 #   --no-install   do not apt-get missing packages
 #   --out DIR      results directory                       [bench/results]
@@ -22,8 +23,8 @@ set -euo pipefail
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPO=$(dirname "$BENCH")
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=/usr/lib/postgresql/15/bin
+# The server: --pg (default 15); select_server sets PGBIN and PG_CONFIG
+PG_VERSION=${BTL_PG:-15}
 DB=postgres
 ROUNDS=5
 INSTALL=1
@@ -46,6 +47,7 @@ while (($#)); do
 	case $1 in
 		--rounds) ROUNDS=${2:-}; shift ;;
 		--no-install) INSTALL=0 ;;
+		--pg) PG_VERSION=${2:-}; shift ;;
 		--out) OUTDIR=${2:-}; shift ;;
 		-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 		*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -98,6 +100,7 @@ main() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	((INSTALL)) && install_packages
+	select_server
 	log "build: bench/compare"
 	make -C "$BENCH/compare" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 ||
 		die "building bench/compare failed (see $LOG)"

@@ -6,32 +6,46 @@
 # Debian packages the benchmark needs.  pg_prewarm is in postgresql-15 on
 # Debian (postgresql-contrib is the metapackage that names it); the chart is
 # drawn with matplotlib.
-BENCH_PACKAGES=(gcc make postgresql-15 postgresql-server-dev-15 postgresql-contrib
-	python3 python3-matplotlib)
+BENCH_PACKAGES=(gcc make python3 python3-matplotlib)
 
 # install_packages: apt-get only what is missing (a quick dpkg-query when
-# everything is there).
+# everything is there), then the server of version PG_VERSION
+# (scripts/install-pg.sh: Debian's packages for 15, a source build for
+# 17-19).
 install_packages() {
 	local p missing=() had_server=1
 	for p in "${BENCH_PACKAGES[@]}"; do
 		if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
 			missing+=("$p")
-			[[ $p == postgresql-15 ]] && had_server=0
 		fi
 	done
 	if ((${#missing[@]} == 0)); then
 		log "packages: all present"
-		return
+	else
+		log "packages: installing ${missing[*]}"
+		apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			"${missing[@]}" >>"$LOG" 2>&1 || die "apt-get install failed (see $LOG)"
 	fi
-	log "packages: installing ${missing[*]}"
-	apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		"${missing[@]}" >>"$LOG" 2>&1 || die "apt-get install failed (see $LOG)"
-	# Installing the server creates and may start Debian's own cluster on
+	[[ -x /usr/lib/postgresql/15/bin/postgres ]] || had_server=0
+	"$REPO/scripts/install-pg.sh" "$PG_VERSION" >>"$LOG" 2>&1 ||
+		die "installing PostgreSQL $PG_VERSION failed (see $LOG)"
+	# Installing Debian's server creates and may start its own cluster on
 	# 5432.  The benchmark never uses it: stop it again if we started it.
-	if ((had_server == 0)) && command -v pg_ctlcluster >/dev/null; then
+	if ((had_server == 0)) && [[ $PG_VERSION == 15 ]] && command -v pg_ctlcluster >/dev/null; then
 		pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
 	fi
+}
+
+# select_server: PGBIN and PG_CONFIG of PostgreSQL PG_VERSION, where
+# scripts/install-pg.sh puts it
+select_server() {
+	case $PG_VERSION in
+		15) PGBIN=/usr/lib/postgresql/15/bin ;;
+		1[6-9]) PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin ;;
+		*) die "PostgreSQL $PG_VERSION is not supported (15-19)" ;;
+	esac
+	PG_CONFIG=$PGBIN/pg_config
 }
 
 # build_install: build btlayout from the repo and install it into the server.
