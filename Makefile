@@ -19,12 +19,14 @@ OBJS = \
 	src/checker.o \
 	src/compare.o \
 	src/search.o \
-	src/scan.o
+	src/scan.o \
+	src/scan_pg15.o \
+	src/scan_pg18.o
 
 EXTENSION = btlayout
 DATA = sql/btlayout--1.0.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport badinput
+REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport roles badinput
 
 TAP_TESTS = 1
 

@@ -51,8 +51,9 @@ PRINT_BINDIR=0
 VERSION=
 
 log() { printf '==> install-pg: %s\n' "$*" >&2; }
+# die MESSAGE [STATUS]
 die() {
-	printf '==> install-pg: ERROR: %s\n' "$*" >&2
+	printf '==> install-pg: ERROR: %s\n' "$1" >&2
 	exit "${2:-1}"
 }
 
@@ -167,27 +168,24 @@ build_from_source_package()
 # PostgreSQL 16.2 from the pgserver wheel on PyPI, into prefix $1
 install_pgserver_wheel()
 {
-	local prefix=$1 work url stamp="pgserver $PGSERVER_WHEEL_VERSION wheel (PyPI)"
+	local prefix=$1 work stamp="pgserver $PGSERVER_WHEEL_VERSION wheel (PyPI)"
 	local pginst
 	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
 		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
 		log "$prefix: already unpacked ($stamp)"
 		return 0
 	fi
-	apt_install curl ca-certificates python3 unzip gcc make
+	apt_install ca-certificates python3 unzip gcc make
+	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pg16.XXXXXX")
-	url=$(curl -fsSL "https://pypi.org/pypi/pgserver/$PGSERVER_WHEEL_VERSION/json" |
-		python3 -c '
-import json, sys
-files = json.load(sys.stdin)["urls"]
-for f in files:
-    n = f["filename"]
-    if n.endswith(".whl") and "manylinux" in n and "x86_64" in n:
-        print(f["url"]); break
-') || die "PyPI did not answer for pgserver $PGSERVER_WHEEL_VERSION" 3
-	[[ -n $url ]] || die "pgserver $PGSERVER_WHEEL_VERSION has no x86_64 Linux wheel" 3
-	log "fetching $(basename "$url")"
-	curl -fsSL -o "$work/pgserver.whl" "$url" || die "download of $url failed" 3
+	log "fetching the pgserver $PGSERVER_WHEEL_VERSION wheel from PyPI"
+	# the wheel's server does not depend on the Python it was built for
+	python3 -m pip download --quiet --no-deps --only-binary=:all: \
+		--python-version 3.11 --platform manylinux2014_x86_64 \
+		-d "$work" "pgserver==$PGSERVER_WHEEL_VERSION" >&2 ||
+		die "PyPI did not give the pgserver $PGSERVER_WHEEL_VERSION wheel" 3
+	mv "$work"/pgserver-*.whl "$work/pgserver.whl" ||
+		die "no pgserver wheel in the download" 3
 	(cd "$work" && unzip -q pgserver.whl)
 	pginst=$(dirname "$(dirname "$(find "$work" -path '*/bin/pg_config' | head -n 1)")")
 	[[ -x $pginst/bin/pg_config ]] || die "the wheel holds no bin/pg_config"

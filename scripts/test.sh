@@ -36,10 +36,10 @@
 #
 #   --pg V[,V...]  the PostgreSQL major version(s) to test against, each in
 #                  its own run, the counts summed [15] (also: BTL_PG).  16
-#                  is the pgserver wheel: it has no contrib modules, no
-#                  isolation tester and no TAP modules, so only the build,
-#                  the unit tests and the pg_regress tests that need no
-#                  contrib module run there.
+#                  is the pgserver wheel: it has no contrib modules and no
+#                  TAP modules, so the build, the unit tests, the isolation
+#                  specs and the pg_regress tests that need no contrib
+#                  module run there.
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
 #   --bench        run the benchmark's smoke mode     \
@@ -61,7 +61,7 @@ PG_VERSION=
 PGBIN=
 PG_CONFIG=
 # What a version lacks (the pgserver wheel of 16): no contrib modules, no
-# isolation tester, no TAP modules
+# TAP modules
 PG_MINIMAL=0
 # python3: the benchmark's report (bench/report.py), which test.sh runs in
 # the benchmark's smoke mode (the chart is skipped without matplotlib)
@@ -293,10 +293,10 @@ install_server()
 		fail_step "PostgreSQL $PG_VERSION: no server in $PGBIN"
 		return 1
 	fi
-	[[ -x $PGBIN/pgbench ]] || PG_MINIMAL=1
-	[[ -f $(dirname "$("$PG_CONFIG" --pgxs)")/../test/isolation/pg_isolation_regress ]] ||
-		PG_MINIMAL=1
-	log "server: $("$PG_CONFIG" --version) in $PGBIN$( ((PG_MINIMAL)) && echo ' (no contrib, isolation or TAP)')"
+	# The pgserver wheel (16) has neither contrib modules nor TAP modules
+	[[ -f $("$PG_CONFIG" --sharedir)/extension/pageinspect.control &&
+		-d $(dirname "$("$PG_CONFIG" --pgxs)")/../test/perl ]] || PG_MINIMAL=1
+	log "server: $("$PG_CONFIG" --version) in $PGBIN$( ((PG_MINIMAL)) && echo ' (no contrib or TAP modules)')"
 }
 
 install_debs()
@@ -447,11 +447,13 @@ write_temp_config()
 # Count the per-test result lines of a pg_regress-style run, whose output
 # is in $1; $2 names the suite.  pg_regress 15 prints one line per test:
 # "test NAME ... ok  12 ms", or "     NAME ... ok" inside a parallel group,
-# with "FAILED" or "failed (ignored)" instead of "ok".
+# with "FAILED" or "failed (ignored)" instead of "ok"; 16 and later print
+# TAP: "ok 3  - NAME  12 ms" or "not ok 3  - NAME ...".
 count_regress_results()
 {
 	local out=$1 suite=$2 rc=$3 line name status npass=0 nfail=0
 	local re='^(test +| +)([^ ]+) +\.\.\. +(ok|FAILED|failed \(ignored\))'
+	local tap='^(ok|not ok) +[0-9]+ +[-+] +([^ ]+)'
 
 	if [[ ! -f $out ]]; then
 		fail_step "$suite: no output (status $rc)"
@@ -461,12 +463,17 @@ count_regress_results()
 		if [[ $line =~ $re ]]; then
 			name=${BASH_REMATCH[2]}
 			status=${BASH_REMATCH[3]}
-			if [[ $status == ok ]]; then
-				npass=$((npass + 1))
-			else
-				nfail=$((nfail + 1))
-				FAILURES+=("$suite: $name")
-			fi
+		elif [[ $line =~ $tap ]]; then
+			name=${BASH_REMATCH[2]}
+			status=${BASH_REMATCH[1]}
+		else
+			continue
+		fi
+		if [[ $status == ok ]]; then
+			npass=$((npass + 1))
+		else
+			nfail=$((nfail + 1))
+			FAILURES+=("$suite: $name")
 		fi
 	done <"$out"
 	PASSED=$((PASSED + npass))
@@ -559,6 +566,13 @@ run_isolation()
 	if [[ -z ${tests// /} ]]; then
 		log "isolation: no specs to run"
 		return
+	fi
+	if ((PG_MINIMAL)); then
+		# No contrib modules: leave out the specs that need pageinspect
+		tests=$(for t in $tests; do
+			grep -q pageinspect "$TREE/specs/$t.spec" || echo "$t"
+		done | tr '\n' ' ')
+		log "isolation: without contrib modules, only: $tests"
 	fi
 	opts=$(make_var ISOLATION_OPTS)
 	# shellcheck disable=SC2086
@@ -738,7 +752,7 @@ main()
 			if want unit; then run_unit; fi
 			if want bench && ((!PG_MINIMAL)); then run_bench_smoke; fi
 			if want regress; then run_regress; fi
-			if want isolation && ((!PG_MINIMAL)); then run_isolation; fi
+			if want isolation; then run_isolation; fi
 			if want tap && ((!PG_MINIMAL)); then run_tap; fi
 		fi
 	fi

@@ -145,8 +145,10 @@ CREATE INDEX bi_bad ON bi USING btlayout (t int4_ops);
 -- a type without a btree class has no btlayout class either
 CREATE INDEX bi_bad ON bi USING btlayout (p);
 \echo :SQLSTATE
+-- (the server's message, which names the class qualified from 18 on)
+\set VERBOSITY sqlstate
 CREATE INDEX bi_bad ON bi USING btlayout (k int4_ops (foo = 1));
-\echo :SQLSTATE
+\set VERBOSITY default
 CREATE INDEX bi_bad ON bi USING btlayout (k COLLATE "C");
 \echo :SQLSTATE
 -- a class of our own without the operators the build sorts with ...
@@ -191,19 +193,11 @@ DELETE FROM bi_dup WHERE k = 1;
 CREATE UNIQUE INDEX bi_dup_k ON bi_dup USING btlayout (k);
 INSERT INTO bi_dup VALUES (2);
 \echo :SQLSTATE
--- INSERT ... ON CONFLICT: our error, whatever the arbiter (also in
--- sql/btlayout.sql)
-INSERT INTO bi_dup VALUES (2) ON CONFLICT (k) DO NOTHING;
-\echo :SQLSTATE
-INSERT INTO bi_dup VALUES (2) ON CONFLICT DO NOTHING;
-\echo :SQLSTATE
--- a btlayout index cannot back a constraint
+-- a btlayout index cannot back a constraint (on every version; the roles
+-- that differ by version are in sql/roles.sql)
 ALTER TABLE bi_dup ADD CONSTRAINT bi_dup_u UNIQUE USING INDEX bi_dup_k;
 \echo :SQLSTATE
 ALTER TABLE bi_dup ADD PRIMARY KEY USING INDEX bi_dup_k;
-\echo :SQLSTATE
--- a unique index on a partitioned table must be btree
-CREATE UNIQUE INDEX bi_bad ON bi_part USING btlayout (k);
 \echo :SQLSTATE
 -- keys too long for a page: at build (our loader) and at insert (nbtree)
 CREATE TABLE bi_long (t text);
@@ -377,17 +371,6 @@ SELECT has_function_privilege('regress_badinput_other', 'btlayout_relayout(regcl
 DROP TABLE bi_owned;
 DROP ROLE regress_badinput_member, regress_badinput_owner, regress_badinput_other;
 
---
--- INSERT ... ON CONFLICT in a session that has not loaded btlayout yet:
--- without an arbiter to infer, nothing loads the library before the
--- executor, and the server's own internal error comes first (see
--- src/conflict.c; session_preload_libraries avoids it)
---
-\c
-INSERT INTO bi_dup VALUES (2) ON CONFLICT DO NOTHING;
-\echo :SQLSTATE
-INSERT INTO bi_dup VALUES (2) ON CONFLICT DO NOTHING;
-\echo :SQLSTATE
 
 DROP VIEW bi_view;
 DROP TABLE bi, bi_part, bi_dup, bi_long;

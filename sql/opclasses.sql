@@ -83,8 +83,11 @@ CREATE FUNCTION broken_cmp(int4, int4) RETURNS int4
 CREATE OPERATOR FAMILY broken_fam USING btlayout;
 CREATE OPERATOR CLASS broken_ops FOR TYPE int4 USING btlayout FAMILY broken_fam AS
   OPERATOR 1 <, OPERATOR 3 =, FUNCTION 1 broken_cmp(int4, int4);
+-- an in_range function of other types (five arguments, as the server of
+-- 18 checks for any ordering access method; the types are ours to check)
 ALTER OPERATOR FAMILY broken_fam USING btlayout ADD
-  OPERATOR 1 < (int4, int8), FUNCTION 3 (int4, int4) btint4cmp(int4, int4);
+  OPERATOR 1 < (int4, int8),
+  FUNCTION 3 (int4, int4) in_range(int8, int8, int8, bool, bool);
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'broken_ops';
 DROP OPERATOR FAMILY broken_fam USING btlayout;
 DROP FUNCTION broken_cmp(int4, int4);

@@ -54,8 +54,7 @@
 #include "access/xloginsert.h"
 #include "binops.h"
 #include "catalog/index.h"
-#include "catalog/objectaddress.h"
-#include "catalog/pg_opfamily_d.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
@@ -68,6 +67,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/tuplesort.h"
 
 /*
@@ -469,15 +469,17 @@ spool_begin(Relation index, TupleDesc sortdesc)
 										 strategy);
 		if (!OidIsValid(sortops[i]))
 		{
-			ObjectAddress family;
+			HeapTuple	tup = SearchSysCache1(OPFAMILYOID,
+											  ObjectIdGetDatum(index->rd_opfamily[i]));
 
-			ObjectAddressSet(family, OperatorFamilyRelationId,
-							 index->rd_opfamily[i]);
+			if (!HeapTupleIsValid(tup))
+				elog(ERROR, "cache lookup failed for operator family %u",
+					 index->rd_opfamily[i]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("%s has no operator of strategy %d for type %s",
-							getObjectDescription(&family, false), strategy,
-							format_type_be(index->rd_opcintype[i])),
+					 errmsg("operator family \"%s\" of access method btlayout has no operator of strategy %d for type %s",
+							NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname),
+							strategy, format_type_be(index->rd_opcintype[i])),
 					 errhint("Check the operator class with amvalidate().")));
 		}
 		collations[i] = index->rd_indcollation[i];

@@ -166,6 +166,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->note_stale = BtlGetLookupRelayout(rel) && !RecoveryInProgress();
 	key->keysz = inskey->keysz;
 	key->nextkey = inskey->nextkey;
+	key->truncated_equal = btl_insertkey_truncated_equal(inskey);
 	key->tupdesc = tupdesc;
 	key->fixed = true;
 	key->walkable = true;

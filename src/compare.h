@@ -79,6 +79,9 @@ typedef struct BtlSearchKey
 	bool		note_stale;		/* note stale pages for a lookup relayout */
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */
+	bool		truncated_equal;	/* a pivot equal on every key attribute
+									 * but without a heap TID is equal, not
+									 * below (backward scans from 17) */
 	bool		fixed;			/* every attribute at a fixed offset */
 	bool		walkable;		/* fixed, and every comparison inline */
 	int			varatt;			/* the last one, a varlena; or -1 */
@@ -252,14 +255,15 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 /*
  * The tail of _bt_compare()'s rules, once the first ncmp attributes
  * compared equal: truncated attributes are minus infinity, and a pivot
- * without a heap TID equal on every key attribute is below the key.
+ * without a heap TID equal on every key attribute is below the key (but
+ * for keys that say otherwise: backward scans of 17 and later).
  */
 static pg_attribute_always_inline int32
 btl_compare_tail(const BtlSearchKey *key, IndexTuple itup, int ntupatts)
 {
 	if (key->keysz > ntupatts)
 		return 1;
-	if (key->keysz == ntupatts && BTreeTupleIsPivot(itup) &&
+	if (key->keysz == ntupatts && !key->truncated_equal && BTreeTupleIsPivot(itup) &&
 		!(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_PIVOT_HEAP_TID_ATTR))
 		return 1;
 	return 0;

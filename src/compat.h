@@ -1,14 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * compat.h
- *	  What differs between the PostgreSQL versions btlayout supports
- *	  (15 to 19) where the logic is the same: renamed fields, changed
- *	  signatures, functions that moved.  Each difference is one name here,
- *	  used by the rest of the code instead of the server's.
+ *	  What differs between the PostgreSQL versions btlayout supports where
+ *	  the logic is the same: renamed fields, changed signatures, functions
+ *	  that moved.  Each difference is one name here, used by the rest of
+ *	  the code instead of the server's.  Supported: 15, 16 and 18; the
+ *	  known differences of 17 and 19 are here too, but their scans are not
+ *	  ported (their source packages are not served here to test them).
  *
  * Where the logic itself differs (nbtree's scan state: 17 rewrote array
  * keys, 18 added skip arrays and the pin-dropping rules), the version has
- * a file of its own (scan_pg15.c, scan_pg17.c); see scan.h.
+ * a file of its own (scan_pg15.c for 15 and 16, scan_pg18.c); see scan.h.
  *
  * src/compat.h
  *
@@ -17,8 +19,9 @@
 #ifndef BTLAYOUT_COMPAT_H
 #define BTLAYOUT_COMPAT_H
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
-#error "btlayout supports PostgreSQL 15 to 19"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000 || \
+	(PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000)
+#error "btlayout builds against PostgreSQL 15, 16 and 18 (17 and 19 are not ported yet)"
 #endif
 
 #include "access/nbtree.h"
@@ -26,6 +29,7 @@
 #include "commands/vacuum.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
@@ -39,6 +43,13 @@
 #else
 #define BtlRelationLocator(rel)		(&(rel)->rd_node)
 #define btl_class_ownercheck(relid, roleid) pg_class_ownercheck((relid), (roleid))
+#endif
+
+/* 16: parsing a qualified name can report errors softly */
+#if PG_VERSION_NUM >= 160000
+#define btl_qualified_name_list(str)	stringToQualifiedNameList((str), NULL)
+#else
+#define btl_qualified_name_list(str)	stringToQualifiedNameList(str)
 #endif
 
 /* 16: nbtree's root lookup takes the heap relation (NULL when reading) */
@@ -71,15 +82,50 @@
 #endif
 
 /*
- * 17: an insertion key for a pivot search (one that treats the pivot's
- * truncated attributes as minus infinity, as amcheck's does) says so as a
- * backward search
+ * 17: an insertion key that compares equal with a pivot equal on its
+ * attributes but without a heap TID (15's pivotsearch, used by amcheck's
+ * checks) is a backward one, and every backward scan's key is one: the
+ * descent of a backward scan lands directly on the page it starts from.
+ * In 15 and 16 a scan's key never is (the scan steps left instead).
  */
 #if PG_VERSION_NUM >= 170000
 #define btl_insertkey_set_pivotsearch(key)	((key)->backward = true)
+#define btl_insertkey_set_scan_direction(key, is_backward) \
+	((key)->backward = (is_backward))
+#define btl_insertkey_truncated_equal(key)	((key)->backward)
 #else
 #define btl_insertkey_set_pivotsearch(key)	((key)->pivotsearch = true)
+#define btl_insertkey_set_scan_direction(key, is_backward) \
+	((key)->pivotsearch = false)
+#define btl_insertkey_truncated_equal(key)	((key)->pivotsearch)
 #endif
+
+/*
+ * Counting index scans in the statistics: 15-17 count every start of a
+ * scan, before its keys are preprocessed; 18 counts descents, once the
+ * keys are known to match something, and EXPLAIN ANALYZE shows them
+ * ("Index Searches").
+ */
+#if PG_VERSION_NUM >= 180000
+#define btl_count_scan_start(scan)	((void) 0)
+#define btl_count_descent(scan) \
+	do { \
+		pgstat_count_index_scan((scan)->indexRelation); \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define btl_count_scan_start(scan) \
+	pgstat_count_index_scan((scan)->indexRelation)
+#define btl_count_descent(scan)		((void) 0)
+#endif
+
+/*
+ * 18: a scan starts from the keys preprocessing marked required, and stops
+ * adding start keys at the first that is not (15-17: at the first
+ * attribute without a key)
+ */
+#define BTL_START_KEYS_REQUIRED_ONLY	(PG_VERSION_NUM >= 180000)
 
 /* 18: the largest nbtree item is a constant, not a function of the page */
 #if PG_VERSION_NUM >= 180000
@@ -130,5 +176,39 @@ btl_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype,
 	return get_ordering_op_properties(opno, opfamily, opcintype, strategy);
 #endif
 }
+
+/*
+ * nbtree's routine, ours to change: 15-18 return a palloc'd one (which the
+ * relcache frees after copying), 19 a pointer to a constant, copied here.
+ * 17 lets an access method build in parallel (amcanbuildparallel), which
+ * nbtree's routine claims; our loader is serial, so it is turned off: the
+ * server would otherwise plan workers the build does not start.
+ */
+static inline IndexAmRoutine *
+btl_nbtree_routine(void)
+{
+#if PG_VERSION_NUM >= 190000
+	IndexAmRoutine *routine = palloc(sizeof(IndexAmRoutine));
+
+	memcpy(routine, DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0)),
+		   sizeof(IndexAmRoutine));
+#else
+	IndexAmRoutine *routine =
+		(IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0));
+#endif
+#if PG_VERSION_NUM >= 170000
+	routine->amcanbuildparallel = false;
+#endif
+	return routine;
+}
+
+/*
+ * 18: the server finds an index's equality and ordering operators through
+ * its access method's compare-type translation (amtranslatecmptype, which
+ * nbtree's routine gives us) instead of insisting on btree: ON CONFLICT,
+ * foreign keys, partitioned unique indexes, REFRESH MATERIALIZED VIEW
+ * CONCURRENTLY and the planner's ordering helpers accept btlayout indexes.
+ */
+#define BTL_SERVER_TRANSLATES_CMPTYPE	(PG_VERSION_NUM >= 180000)
 
 #endif							/* BTLAYOUT_COMPAT_H */

@@ -4,14 +4,16 @@
  *	  A clear error for INSERT ... ON CONFLICT on a table with a btlayout
  *	  unique index.
  *
- * PostgreSQL 15 prepares speculative insertion (ON CONFLICT) for every
+ * PostgreSQL 15 to 17 prepare speculative insertion (ON CONFLICT) for every
  * unique index of the target table, and BuildSpeculativeIndexInfo() refuses
  * any that is not btree with an internal error ("unexpected non-btree
  * speculative unique index"), whichever index the arbiter is.  We cannot
  * lift that restriction from an extension, but we can say what is going on
  * before the executor gets there: an ExecutorStart hook looks at the
  * statement's ModifyTable nodes and raises a feature-not-supported error
- * naming the index.
+ * naming the index.  From 18 on the server serves ON CONFLICT through any
+ * unique index whose access method translates compare types, as ours does
+ * (nbtree's translation), and the hook is not installed.
  *
  * The hook exists once the library is loaded, which the planner does when it
  * infers the arbiter of ON CONFLICT (target) from the table's indexes.  An
@@ -110,6 +112,9 @@ btlayout_ExecutorStart(QueryDesc *queryDesc, int eflags)
 void
 btlayout_install_conflict_hook(void)
 {
+	/* 18 checks ON CONFLICT through any index with compare-type translation */
+	if (BTL_SERVER_TRANSLATES_CMPTYPE)
+		return;
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = btlayout_ExecutorStart;
 }

@@ -29,6 +29,7 @@
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -194,10 +195,8 @@ PG_FUNCTION_INFO_V1(btlayout_handler);
 Datum
 btlayout_handler(PG_FUNCTION_ARGS)
 {
-	IndexAmRoutine *amroutine;
+	IndexAmRoutine *amroutine = btl_nbtree_routine();
 
-	amroutine = (IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler,
-																		(Datum) 0));
 	/*
 	 * btree's name_ops stores cstring, not name (less space); a mirror of it
 	 * must be allowed to say so.
@@ -225,7 +224,15 @@ btl_open_index(Oid indexoid, LOCKMODE lockmode, bool require_owner)
 {
 	Relation	index;
 
-	/* Check the privilege before taking a lock a stranger could abuse */
+	/*
+	 * Check the privilege before taking a lock a stranger could abuse (of a
+	 * relation that exists: from 16 on the owner check of one that does not
+	 * is an internal error)
+	 */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexoid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (require_owner && !btl_class_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, get_rel_name(indexoid));
 

@@ -32,6 +32,7 @@
  */
 #include "btlayout.h"
 
+#include "scan.h"
 #include "access/relscan.h"
 #include "compare.h"
 #include "miscadmin.h"
@@ -41,8 +42,8 @@
 #include "utils/rel.h"
 
 /* A new leaf page is being read: nothing killed or marked on it yet */
-static void
-start_page_state(BTScanOpaque so, ScanDirection dir)
+void
+btl_scan_start_page(BTScanOpaque so, ScanDirection dir)
 {
 	so->currPos.moreLeft = ScanDirectionIsBackward(dir);
 	so->currPos.moreRight = ScanDirectionIsForward(dir);
@@ -89,8 +90,8 @@ save_item(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
  * direction the scan returns them, so a backward scan returns them in
  * ascending order too (as nbtree does; _bt_killitems relies on it).
  */
-static int
-save_tuple(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
+int
+btl_scan_save_tuple(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 		   IndexTuple itup, ScanDirection dir)
 {
 	int			ntids = BTreeTupleIsPosting(itup) ? BTreeTupleGetNPosting(itup) : 1;
@@ -107,102 +108,9 @@ save_tuple(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 	return itemIndex + ntids * step;
 }
 
-/*
- * Read the items of the locked leaf page in so->currPos.buf that pass the
- * scan's keys, from offnum in the scan's direction, into so->currPos.
- * Returns whether there is at least one.  This is nbtree's _bt_readpage()
- * for scans that are not parallel.
- */
-static bool
-read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
-{
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-	Page		page = BufferGetPage(so->currPos.buf);
-	BTPageOpaque opaque = BTPageGetOpaque(page);
-	OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	int			indnatts = IndexRelationGetNumberOfAttributes(rel);
-	bool		continuescan = true;
-	int			itemIndex;
-
-	so->currPos.currPage = BufferGetBlockNumber(so->currPos.buf);
-	so->currPos.lsn = BufferGetLSNAtomic(so->currPos.buf);
-	so->currPos.nextPage = opaque->btpo_next;
-	so->currPos.nextTupleOffset = 0;
-
-	if (ScanDirectionIsForward(dir))
-	{
-		itemIndex = 0;
-		for (offnum = Max(offnum, minoff); offnum <= maxoff; offnum++)
-		{
-			ItemId		iid = PageGetItemId(page, offnum);
-			IndexTuple	itup;
-
-			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
-				continue;
-			itup = (IndexTuple) PageGetItem(page, iid);
-			if (_bt_checkkeys(scan, itup, indnatts, dir, &continuescan))
-				itemIndex = save_tuple(so, itemIndex, offnum, itup, dir);
-			if (!continuescan)
-				break;
-		}
-
-		/* The high key can tell that the page to the right has no matches */
-		if (continuescan && !P_RIGHTMOST(opaque))
-		{
-			IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, P_HIKEY));
-
-			_bt_checkkeys(scan, hikey, BTreeTupleGetNAtts(hikey, rel), dir,
-						  &continuescan);
-		}
-		if (!continuescan)
-			so->currPos.moreRight = false;
-
-		so->currPos.firstItem = 0;
-		so->currPos.lastItem = itemIndex - 1;
-		so->currPos.itemIndex = 0;
-	}
-	else
-	{
-		itemIndex = MaxTIDsPerBTreePage;
-		for (offnum = Min(offnum, maxoff); offnum >= minoff; offnum--)
-		{
-			ItemId		iid = PageGetItemId(page, offnum);
-			IndexTuple	itup;
-			bool		alive = true;
-
-			/*
-			 * A killed tuple is skipped, except the page's first, whose keys
-			 * can still tell that the page to the left has no matches.
-			 */
-			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
-			{
-				if (offnum > minoff)
-					continue;
-				alive = false;
-			}
-			itup = (IndexTuple) PageGetItem(page, iid);
-			if (_bt_checkkeys(scan, itup, indnatts, dir, &continuescan) && alive)
-				itemIndex = save_tuple(so, itemIndex, offnum, itup, dir);
-			if (!continuescan)
-			{
-				so->currPos.moreLeft = false;
-				break;
-			}
-		}
-
-		so->currPos.firstItem = itemIndex;
-		so->currPos.lastItem = MaxTIDsPerBTreePage - 1;
-		so->currPos.itemIndex = MaxTIDsPerBTreePage - 1;
-	}
-
-	return so->currPos.firstItem <= so->currPos.lastItem;
-}
-
 /* Publish the current item to the executor */
-static void
-return_current_item(IndexScanDesc scan)
+void
+btl_scan_return_item(IndexScanDesc scan)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BTScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
@@ -210,42 +118,6 @@ return_current_item(IndexScanDesc scan)
 	scan->xs_heaptid = item->heapTid;
 	if (scan->xs_want_itup)
 		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
-}
-
-/*
- * The scan is on the locked leaf page in buf: read it from offnum, or step
- * on to the next page with matches if it has none.
- */
-static bool
-read_first_page(IndexScanDesc scan, ScanDirection dir, Buffer buf,
-				OffsetNumber offnum)
-{
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-
-	so->currPos.buf = buf;
-	start_page_state(so, dir);
-
-	if (!read_leaf_page(scan, dir, offnum))
-	{
-		/*
-		 * The state says the page's items are used up, so nbtree's
-		 * _bt_next() steps to the next page (the buffer must be pinned and
-		 * unlocked for that) and returns its first item.
-		 */
-		_bt_unlockbuf(rel, buf);
-		return _bt_next(scan, dir);
-	}
-
-	_bt_unlockbuf(rel, buf);
-	if (IsMVCCSnapshot(scan->xs_snapshot) && RelationNeedsWAL(rel) &&
-		!scan->xs_want_itup)
-	{
-		ReleaseBuffer(buf);
-		so->currPos.buf = InvalidBuffer;
-	}
-	return_current_item(scan);
-	return true;
 }
 
 /*
@@ -260,6 +132,7 @@ first_at_endpoint(IndexScanDesc scan, ScanDirection dir)
 	Buffer		buf;
 	Page		page;
 
+	btl_count_descent(scan);
 	buf = btl_get_endpoint(rel, 0, ScanDirectionIsBackward(dir),
 						   scan->xs_snapshot);
 	if (!BufferIsValid(buf))
@@ -269,10 +142,9 @@ first_at_endpoint(IndexScanDesc scan, ScanDirection dir)
 		BTScanPosInvalidate(so->currPos);
 		return false;
 	}
-	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
 	page = BufferGetPage(buf);
 
-	return read_first_page(scan, dir, buf,
+	return btl_scan_read_first_page(scan, dir, buf,
 						   ScanDirectionIsForward(dir) ?
 						   P_FIRSTDATAKEY(BTPageGetOpaque(page)) :
 						   PageGetMaxOffsetNumber(page));
@@ -332,6 +204,9 @@ choose_start_keys(BTScanOpaque so, ScanDirection dir, ScanKey *startKeys,
 			}
 			/* Only a next attribute right after this one can continue */
 			if (cur == NULL || cur->sk_attno != curattr + 1)
+				break;
+			if (BTL_START_KEYS_REQUIRED_ONLY &&
+				!(cur->sk_flags & (SK_BT_REQFWD | SK_BT_REQBKWD)))
 				break;
 			curattr = cur->sk_attno;
 			chosen = NULL;
@@ -451,10 +326,11 @@ build_insertion_keys(Relation rel, ScanKey *startKeys, int nkeys,
 
 /*
  * The first item of a scan that is not parallel: nbtree's _bt_first()
- * with our search.
+ * with our search.  The version's driver (scan_pg15.c, scan_pg18.c) has
+ * handed scans with array keys (17 and later) to nbtree.
  */
-static bool
-scan_first(IndexScanDesc scan, ScanDirection dir)
+bool
+btl_scan_first(IndexScanDesc scan, ScanDirection dir)
 {
 	Relation	rel = scan->indexRelation;
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
@@ -469,7 +345,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	OffsetNumber offnum;
 
 	Assert(!BTScanPosIsValid(so->currPos));
-	pgstat_count_index_scan(rel);
+	btl_count_scan_start(scan);
 
 	_bt_preprocess_keys(scan);
 	if (!so->qual_ok)
@@ -478,6 +354,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	nkeys = choose_start_keys(so, dir, startKeys, notnullkeys, &strat_total);
 	if (nkeys == 0)
 		return first_at_endpoint(scan, dir);
+	btl_count_descent(scan);
 	nkeys = build_insertion_keys(rel, startKeys, nkeys, &strat_total,
 								 inskey.scankeys);
 	if (nkeys < 0)
@@ -515,7 +392,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 
 	_bt_metaversion(rel, &inskey.heapkeyspace, &inskey.allequalimage);
 	inskey.anynullkeys = false;
-	inskey.pivotsearch = false;
+	btl_insertkey_set_scan_direction(&inskey, goback);
 	inskey.scantid = NULL;
 	inskey.keysz = nkeys;
 	btl_prepare_search_key(rel, &inskey, &key);
@@ -535,101 +412,11 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		BTScanPosInvalidate(so->currPos);
 		return false;
 	}
-	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
-
 	offnum = btl_binsrch(rel, &key, buf);
 	if (goback)
 		offnum = OffsetNumberPrev(offnum);
 
-	return read_first_page(scan, dir, buf, offnum);
-}
-
-/*
- * amgettuple
- */
-bool
-btlayout_gettuple(IndexScanDesc scan, ScanDirection dir)
-{
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	bool		res;
-
-	if (scan->parallel_scan != NULL)
-		return btgettuple(scan, dir);
-
-	scan->xs_recheck = false;
-
-	/* Array keys start on the first call, when the direction is known */
-	if (so->numArrayKeys && !BTScanPosIsValid(so->currPos))
-	{
-		if (so->numArrayKeys < 0)
-			return false;		/* an array key can match nothing */
-		_bt_start_array_keys(scan, dir);
-	}
-
-	do
-	{
-		if (!BTScanPosIsValid(so->currPos))
-			res = scan_first(scan, dir);
-		else
-		{
-			/* Remember the tuple the executor found dead, for _bt_killitems */
-			if (scan->kill_prior_tuple)
-			{
-				if (so->killedItems == NULL)
-					so->killedItems = (int *)
-						palloc(MaxTIDsPerBTreePage * sizeof(int));
-				if (so->numKilled < MaxTIDsPerBTreePage)
-					so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-			}
-			res = _bt_next(scan, dir);
-		}
-	} while (!res && so->numArrayKeys && _bt_advance_array_keys(scan, dir));
-
-	return res;
-}
-
-/*
- * amgetbitmap
- */
-int64
-btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
-{
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	int64		ntids = 0;
-
-	if (scan->parallel_scan != NULL)
-		return btgetbitmap(scan, tbm);
-
-	if (so->numArrayKeys)
-	{
-		if (so->numArrayKeys < 0)
-			return 0;
-		_bt_start_array_keys(scan, ForwardScanDirection);
-	}
-
-	do
-	{
-		if (scan_first(scan, ForwardScanDirection))
-		{
-			tbm_add_tuples(tbm, &scan->xs_heaptid, 1, false);
-			ntids++;
-
-			/* The rest of this page's items, then the next pages' */
-			for (;;)
-			{
-				if (++so->currPos.itemIndex > so->currPos.lastItem)
-				{
-					if (!_bt_next(scan, ForwardScanDirection))
-						break;
-				}
-				tbm_add_tuples(tbm, &so->currPos.items[so->currPos.itemIndex].heapTid,
-							   1, false);
-				ntids++;
-			}
-		}
-	} while (so->numArrayKeys && _bt_advance_array_keys(scan, ForwardScanDirection));
-
-	return ntids;
+	return btl_scan_read_first_page(scan, dir, buf, offnum);
 }
 
 /*

@@ -82,6 +82,13 @@ check_support_function(const char *opfamilyname, Form_pg_amproc procform)
 		case BTOPTIONS_PROC:
 			ok = check_amoptsproc_signature(procform->amproc);
 			break;
+#ifdef BTSKIPSUPPORT_PROC
+			/* 18: skip support, which nbtree's skip scans use */
+		case BTSKIPSUPPORT_PROC:
+			ok = check_amproc_signature(procform->amproc, VOIDOID, true,
+										1, 1, INTERNALOID);
+			break;
+#endif
 		default:
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),

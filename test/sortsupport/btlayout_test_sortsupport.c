@@ -38,6 +38,8 @@
 #include "utils/regproc.h"
 #include "utils/sortsupport.h"
 
+#include "compat.h"
+
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(btlayout_test_sort);
@@ -119,7 +121,7 @@ btlayout_test_sort(PG_FUNCTION_ARGS)
 
 	/* The operator class, its family and its sort support function */
 	opclass = get_opclass_oid(get_index_am_oid("btlayout", false),
-							  stringToQualifiedNameList(opclassname), false);
+							  btl_qualified_name_list(opclassname), false);
 	opfamily = get_opclass_family(opclass);
 	opcintype = get_opclass_input_type(opclass);
 	if (elemtype != opcintype && !IsBinaryCoercible(elemtype, opcintype))
