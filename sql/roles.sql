@@ -12,7 +12,9 @@
 -- for ON CONFLICT), roles_1.out on 18 and later (each role served, with
 -- its results checked).
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btlayout;
+RESET client_min_messages;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT current_setting('server_version_num')::int >= 180000 AS translates_compare_types;
