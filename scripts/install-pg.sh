@@ -12,8 +12,9 @@
 #                carries it (17: trixie, 18: sid, 19: experimental): a
 #                deb-src entry for that suite on the archive the machine's
 #                apt sources already name, "apt-get source --download-only",
-#                and the upstream tarball inside it built with ICU and TAP
-#                support, contrib, pg_regress and the isolation tester
+#                and the upstream tarball inside it built with ICU, LZ4,
+#                zstd and TAP support, contrib, pg_regress and the isolation
+#                tester
 #                (make world-bin), into $BTL_PG_ROOT/VERSION.  Binary packages
 #                of those suites are never installed: they do not install
 #                on Debian 12.
@@ -22,9 +23,10 @@
 #                use (Debian's newer 15 binaries store an attribute option
 #                that 18 rejects).
 #   16           the PostgreSQL 16.2 server wheel on PyPI (pgserver 0.1.4:
-#                server, headers, PGXS and pg_regress; no contrib modules, no
-#                isolation tester, no TAP modules), unpacked into
-#                $BTL_PG_ROOT/16.
+#                server, headers, PGXS, pg_regress and the isolation
+#                tester; no contrib modules, no TAP modules), unpacked into
+#                $BTL_PG_ROOT/16-wheel, with $BTL_PG_ROOT/16 a link to the
+#                server in it.
 #
 # A build already present (its stamp file names the same source) is reused.
 # Progress goes to standard error; with --print-bindir the last line on
@@ -42,7 +44,7 @@ readonly JOBS=${BTL_PG_JOBS:-$(nproc)}
 readonly MIRROR=${BTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Packages the source builds need (Debian 12)
 readonly BUILD_DEPS=(gcc make bison flex perl pkg-config libicu-dev zlib1g-dev
-	libreadline-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates curl)
+	liblz4-dev libzstd-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates)
 readonly SERVER_DEBS=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
 readonly PGSERVER_WHEEL_VERSION=0.1.4
 
@@ -111,7 +113,7 @@ build_from_source_package()
 {
 	local spec=$1 suite=$2 prefix=$3 pkg=${1%%=*} work src stamp tarball rc=0
 
-	stamp="debian source package $spec ($suite), upstream tarball, ICU, TAP"
+	stamp="debian source package $spec ($suite), upstream tarball, ICU, LZ4, zstd, TAP"
 	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
 		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
 		log "$prefix: already built ($stamp)"
@@ -138,9 +140,9 @@ build_from_source_package()
 	src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)
 	[[ -n $src ]] || die "the tarball $tarball holds no postgresql-* directory"
 
-	log "configure --prefix=$prefix (ICU, TAP tests, cassert off)"
-	(cd "$src" && ./configure --prefix="$prefix" --with-icu --enable-tap-tests \
-		--without-readline >"$work/configure.log" 2>&1) ||
+	log "configure --prefix=$prefix (ICU, LZ4, zstd, TAP tests; as Debian's: no cassert)"
+	(cd "$src" && ./configure --prefix="$prefix" --with-icu --with-lz4 --with-zstd \
+		--enable-tap-tests --without-readline >"$work/configure.log" 2>&1) ||
 		{
 			tail -n 40 "$work/configure.log" >&2
 			die "configure failed"
@@ -186,12 +188,17 @@ install_pgserver_wheel()
 		die "PyPI did not give the pgserver $PGSERVER_WHEEL_VERSION wheel" 3
 	mv "$work"/pgserver-*.whl "$work/pgserver.whl" ||
 		die "no pgserver wheel in the download" 3
-	(cd "$work" && unzip -q pgserver.whl)
-	pginst=$(dirname "$(dirname "$(find "$work" -path '*/bin/pg_config' | head -n 1)")")
+	# The wheel's programs find its shared libraries (pgserver.libs) by a
+	# path relative to themselves: keep the whole wheel, and make the
+	# prefix a link to the server inside it
+	mkdir "$work/wheel"
+	(cd "$work/wheel" && unzip -q ../pgserver.whl)
+	pginst=$(dirname "$(dirname "$(find "$work/wheel" -path '*/bin/pg_config' | head -n 1)")")
 	[[ -x $pginst/bin/pg_config ]] || die "the wheel holds no bin/pg_config"
-	as_root rm -rf "$prefix"
+	as_root rm -rf "$prefix" "$prefix-wheel"
 	as_root mkdir -p "$(dirname "$prefix")"
-	as_root cp -a "$pginst" "$prefix"
+	as_root cp -a "$work/wheel" "$prefix-wheel"
+	as_root ln -s "$prefix-wheel/${pginst#"$work/wheel/"}" "$prefix"
 	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
 	rm -rf "$work"
 	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked"

@@ -35,6 +35,11 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+/* 16: the varlena macros moved to a header of their own */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 /* 16: RelFileNode became RelFileLocator; owner checks by class */
 #if PG_VERSION_NUM >= 160000
 #define BtlRelationLocator(rel)		(&(rel)->rd_locator)

@@ -339,7 +339,12 @@ my @flips = map { { index => "f_$_", def => $flip_defs[ $_ % @flip_defs ] } } 0 
 # Build and check clean
 #
 my $node = PostgreSQL::Test::Cluster->new('check');
-$node->init(allows_streaming => 1);    # wal_level replica: a standby later
+# wal_level replica: a standby later; no data checksums (initdb's default
+# from 18 on), which would refuse the damaged pages before the checker sees
+# them
+$node->init(
+	allows_streaming => 1,
+	extra => $node->pg_version >= 18 ? ['--no-data-checksums'] : []);
 $node->append_conf('postgresql.conf', "autovacuum = off\n");
 $node->start;
 $node->safe_psql(

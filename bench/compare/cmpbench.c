@@ -40,6 +40,8 @@
 #include "utils/fmgrprotos.h"
 #include "utils/varlena.h"
 
+#include "compat.h"
+
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(btl_cmpbench);
