@@ -24,9 +24,9 @@ OBJS = \
 	src/scan_pg18.o
 
 EXTENSION = btlayout
-DATA = sql/btlayout--1.0.sql
+DATA = sql/btlayout--1.0.sql sql/btlayout--1.0--1.1.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport roles badinput
+REGRESS = btlayout opclasses oracle layouts check queries types search bin sortsupport roles badinput update
 
 TAP_TESTS = 1
 

@@ -334,24 +334,32 @@ make_scratch()
 	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-test.XXXXXX")
 	chmod 755 "$SCRATCH"
 	TREE=$SCRATCH/tree
-	mkdir "$TREE"
+	copy_tree "$TREE"
+	PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+	PGXS_DIR=$(cd "$PGXS_DIR" && pwd -P)
+}
+
+# Copy the source tree, without build products or test output, to $1
+copy_tree()
+{
+	mkdir "$1"
 	tar -C "$REPO" -cf - \
 		--exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 		--exclude=./results --exclude=./tmp_check --exclude=./tmp_check_iso \
 		--exclude=./output_iso --exclude=./log --exclude=./bench/results \
 		--exclude=./regression.diffs --exclude=./regression.out \
-		. | tar -C "$TREE" -xf -
-	PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
-	PGXS_DIR=$(cd "$PGXS_DIR" && pwd -P)
+		. | tar -C "$1" -xf -
 }
 
-# Build the PGXS makefile in directory $1 and install it; $2 names it in
-# messages and logs.  Any compiler warning fails the run.  Returns non-zero
-# if the build or the installation failed.
+# Build the PGXS makefile in directory $1 and install it, for the server
+# of pg_config $3 (default: the one under test); $2 names it in messages
+# and logs.  Any compiler warning fails the run.  Returns non-zero if the
+# build or the installation failed.
 build_and_install_dir()
 {
 	local dir=$1 name=$2 buildlog=$SCRATCH/build-${2//\//-}.log warnings
 	local installlog=$SCRATCH/install-${2//\//-}.log
+	local PG_CONFIG=${3:-$PG_CONFIG}
 
 	log "build: $name: make (PGXS, $("$PG_CONFIG" --version))"
 	if ! make -C "$dir" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
@@ -645,6 +653,30 @@ run_tap_file()
 	fi
 }
 
+# t/012_pg_upgrade.pl upgrades from an older server that has btlayout:
+# 15 built from Debian 12's source package (Debian's binary 15 packages
+# store an attribute option 18 does not know), with btlayout built and
+# installed into it.  Sets BTL_UPGRADE_FROM to its prefix.
+prepare_upgrade_source()
+{
+	local out rc=0 bindir tree=$SCRATCH/tree-15-source
+
+	if ((QUICK)) && [[ -x ${BTL_PG_ROOT:-/opt/btlayout-pg}/15-source/bin/pg_config ]]; then
+		bindir=${BTL_PG_ROOT:-/opt/btlayout-pg}/15-source/bin
+	else
+		out=$("$REPO/scripts/install-pg.sh" --source --print-bindir 15) || rc=$?
+		if ((rc != 0)); then
+			fail_step "pg_upgrade: scripts/install-pg.sh --source 15 failed (status $rc)"
+			return 1
+		fi
+		bindir=$(tail -n 1 <<<"$out")
+	fi
+	copy_tree "$tree"
+	build_and_install_dir "$tree" btlayout-for-15-source "$bindir/pg_config" || return 1
+	BTL_UPGRADE_FROM=$(dirname "$bindir")
+	export BTL_UPGRADE_FROM
+}
+
 run_tap()
 {
 	local files=() f
@@ -659,6 +691,9 @@ run_tap()
 	if ((${#files[@]} == 0)); then
 		log "tap: no t/*.pl"
 		return
+	fi
+	if ((PG_VERSION > 15)) && [[ " ${files[*]} " == *" t/012_pg_upgrade.pl "* ]]; then
+		prepare_upgrade_source || true
 	fi
 	for f in "${files[@]}"; do
 		if [[ ! -f $TREE/$f ]]; then

@@ -152,6 +152,27 @@ END $$;
 SELECT total_cost('SELECT * FROM pd WHERE k = 42') =
        total_cost('SELECT * FROM pc WHERE k = 42') AS costed_as_btree;
 
+-- EXPLAIN ANALYZE's "Index Searches" (18) counts btlayout's descents as
+-- nbtree's: one for a probe or a range, one per primitive scan of an IN
+-- list (nbtree's own, on 18), as for btree (before 18: no such count)
+CREATE FUNCTION index_searches(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+		IF line ~ 'Index Searches: ' THEN
+			RETURN substring(line FROM 'Index Searches: (\d+)')::int;
+		END IF;
+	END LOOP;
+	RETURN NULL;
+END $$;
+SELECT q, index_searches(format(q, 'pd')) AS searches,
+       index_searches(format(q, 'pd')) IS NOT DISTINCT FROM index_searches(format(q, 'pc')) AS as_btree
+FROM unnest(ARRAY['SELECT k FROM %s WHERE k = 42',
+                  'SELECT k FROM %s WHERE k BETWEEN 100 AND 20000',
+                  'SELECT k FROM %s WHERE k = ANY (''{5,500,5000,25000}'')',
+                  'SELECT k FROM %s WHERE k > 29990 ORDER BY k DESC']) q;
+
 --
 -- INSERT ... ON CONFLICT without a conflict target in a session that has
 -- not loaded btlayout yet: before 18, nothing loads the library before the
@@ -166,4 +187,4 @@ INSERT INTO up VALUES (7, 70) ON CONFLICT DO NOTHING;
 SELECT count(*) FROM up;
 
 DROP TABLE up, upsert, child, parent, part, mv_src, pa, pb, pc, pd CASCADE;
-DROP FUNCTION estimate(text), total_cost(text);
+DROP FUNCTION estimate(text), total_cost(text), index_searches(text);

@@ -1,30 +1,30 @@
 /*-------------------------------------------------------------------------
  *
  * scan.c
- *	  Index scans: positioning on the first item with our own search
- *	  (search.c), then nbtree's own code for everything after.
+ *	  Index scans, what every version shares: positioning on the first
+ *	  item with our own search (search.c), then nbtree's own code for
+ *	  everything after.
  *
  * A scan's first call does what nbtree's _bt_first() does, with our
- * descent and in-page search: it has nbtree preprocess the scan keys
- * (_bt_preprocess_keys), chooses the keys that bound the start of the scan
- * and builds an insertion key from them by nbtree's rules, descends to the
- * leaf, finds the start offset, and reads the matching items of that page
- * into so->currPos exactly as nbtree's _bt_readpage() would (through
- * nbtree's _bt_checkkeys).  From there on the scan state is nbtree's, so
- * nbtree's _bt_next() steps through the items and pages, and everything that
- * works on that state works unchanged: mark and restore, kill_prior_tuple,
- * index-only scans (so->currTuples), backward scans, array keys
- * (_bt_start_array_keys / _bt_advance_array_keys).
- *
- * Parallel scans are left entirely to nbtree (btgettuple/btgetbitmap): the
- * first page of a parallel scan is chosen through the shared scan state by
- * functions of nbtree's we cannot call, and parallel scans are range scans,
- * where the descent is a small part of the work.
+ * descent and in-page search: with the scan keys preprocessed by nbtree
+ * (_bt_preprocess_keys), it chooses the keys that bound the start of the
+ * scan and builds an insertion key from them by nbtree's rules, descends
+ * to the leaf, finds the start offset, and has the version's page reader
+ * (scan_pg15.c for 15 and 16, scan_pg18.c for 18) read the matching items
+ * of that page into so->currPos exactly as nbtree's _bt_readpage() would,
+ * through nbtree's _bt_checkkeys().  From there on the scan state is
+ * nbtree's, so nbtree's _bt_next() steps through the items and pages, and
+ * everything that works on that state works unchanged: mark and restore,
+ * kill_prior_tuple, index-only scans (so->currTuples), backward scans.
+ * Which scans are ours and which are handed to nbtree whole (parallel scans
+ * on every version; on 18 also scans with array keys, skip arrays or row
+ * comparisons) is for the version's file to say; so are the amgettuple
+ * and amgetbitmap drivers.
  *
  * Locking, as in nbtree: the leaf page is read-locked while its items are
- * read into currPos, then unlocked, and unpinned too when the scan's
- * snapshot is an MVCC snapshot, the index is WAL-logged and no index tuples
- * are returned (so VACUUM is not held up by an idle cursor).
+ * read into currPos, then unlocked, and unpinned too when nbtree's rules
+ * for the version allow it (an MVCC snapshot, a WAL-logged index, no index
+ * tuples returned: VACUUM is not held up by an idle cursor).
  *
  * src/scan.c
  *

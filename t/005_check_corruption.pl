@@ -257,6 +257,11 @@ my @cases = (
 		def => '(id)',
 		patch => sub { patch_block($_[0], 0, sub { substr(${ $_[0] }, 24, 4, pack('V', 0)) }) },
 		expect => qr/has corrupted metapage\n.*Magic number 00000000/,
+		# From 18 on the planner reads the metapage of every index of a
+		# table it plans a scan of (amgettreeheight), btree's too: once
+		# checked, this index goes, so the later cases' lookups on t
+		# reach their own damage
+		drop_after_check => 1,
 	},
 	{
 		name => 'text length past its tuple',
@@ -508,6 +513,8 @@ for my $case (@cases)
 		stderr => \$stderr);
 	isnt($rc, 0, "$case->{name}: btlayout_check fails");
 	like($stderr, $case->{expect}, "$case->{name}: error names the damage");
+	$node->safe_psql('postgres', "DROP INDEX $case->{index}")
+	  if $case->{drop_after_check};
 
 	next unless $case->{lookup};
 	# The functions that plan pages leave the damaged page alone

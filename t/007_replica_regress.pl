@@ -101,7 +101,8 @@ my $regress_ok = IPC::Run::run(\@regress_cmd, '>', \$regress_out, '2>', \$regres
 note("pg_regress ran in " . (time - $regress_start) . " s:\n$regress_out");
 foreach my $test (@tests)
 {
-	like($regress_out, qr/^(test +| +)\Q$test\E +\.\.\. ok/m,
+	# "test NAME ... ok" (15), "ok N - NAME" (16 and later)
+	like($regress_out, qr/^(?:(?:test +| +)\Q$test\E +\.\.\. ok|ok \d+ +[-+] +\Q$test\E )/m,
 		"pg_regress test $test passes against the primary");
 }
 ok($regress_ok, 'pg_regress exits with success');
