@@ -15,13 +15,15 @@
 #                and the upstream tarball inside it built with ICU, LZ4,
 #                zstd and TAP support, contrib, pg_regress and the isolation
 #                tester
-#                (make world-bin), into $BTL_PG_ROOT/VERSION.  Binary packages
+#                (make world-bin), into $BTL_PG_ROOT/VERSION, with core's
+#                regression files (sql/, data/, regress.so) in
+#                share/core-regress.  Binary packages
 #                of those suites are never installed: they do not install
 #                on Debian 12.
 #   --source 15  the same from Debian 12's source package of 15 (bookworm),
 #                into $BTL_PG_ROOT/15-source: the old server pg_upgrade tests
 #                use (Debian's newer 15 binaries store an attribute option
-#                that 18 rejects).
+#                that 18 rejects), and core's regression files of 15.
 #   16           the PostgreSQL 16.2 server wheel on PyPI (pgserver 0.1.4:
 #                server, headers, PGXS, pg_regress and the isolation
 #                tester; no contrib modules, no TAP modules), unpacked into
@@ -113,7 +115,7 @@ build_from_source_package()
 {
 	local spec=$1 suite=$2 prefix=$3 pkg=${1%%=*} work src stamp tarball rc=0
 
-	stamp="debian source package $spec ($suite), upstream tarball, ICU, LZ4, zstd, TAP"
+	stamp="debian source package $spec ($suite), upstream tarball, ICU, LZ4, zstd, TAP, core regress files"
 	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
 		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
 		log "$prefix: already built ($stamp)"
@@ -162,6 +164,11 @@ build_from_source_package()
 			tail -n 30 "$work/install.log" >&2
 			die "make install failed"
 		}
+	# Core's regression files of this version, for t/013_core_btree_index.pl
+	as_root mkdir -p "$prefix/share/core-regress"
+	(cd "$src/src/test/regress" &&
+		as_root cp -r sql data regress.so "$prefix/share/core-regress/") ||
+		die "copying the regression files failed"
 	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
 	as_root rm -rf "$work"
 	log "$prefix: PostgreSQL $("$prefix/bin/pg_config" --version | awk '{print $2}') installed"
@@ -199,6 +206,11 @@ install_pgserver_wheel()
 	as_root mkdir -p "$(dirname "$prefix")"
 	as_root cp -a "$work/wheel" "$prefix-wheel"
 	as_root ln -s "$prefix-wheel/${pginst#"$work/wheel/"}" "$prefix"
+	# Core's regression files of this version, for t/013_core_btree_index.pl
+	as_root mkdir -p "$prefix/share/core-regress"
+	(cd "$src/src/test/regress" &&
+		as_root cp -r sql data regress.so "$prefix/share/core-regress/") ||
+		die "copying the regression files failed"
 	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
 	rm -rf "$work"
 	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked"

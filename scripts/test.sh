@@ -653,28 +653,52 @@ run_tap_file()
 	fi
 }
 
-# t/012_pg_upgrade.pl upgrades from an older server that has btlayout:
-# 15 built from Debian 12's source package (Debian's binary 15 packages
-# store an attribute option 18 does not know), with btlayout built and
-# installed into it.  Sets BTL_UPGRADE_FROM to its prefix.
-prepare_upgrade_source()
+# PostgreSQL 15 built from Debian 12's source package, for what the TAP
+# tests need of a source build: the old server of t/012_pg_upgrade.pl
+# (Debian's binary 15 packages store an attribute option 18 does not know)
+# and core's regression files of 15 for t/013_core_btree_index.pl.  Sets
+# SOURCE_15 to its prefix.
+SOURCE_15=
+source_15()
 {
-	local out rc=0 bindir tree=$SCRATCH/tree-15-source
+	local out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg}
 
-	if ((QUICK)) && [[ -x ${BTL_PG_ROOT:-/opt/btlayout-pg}/15-source/bin/pg_config ]]; then
-		bindir=${BTL_PG_ROOT:-/opt/btlayout-pg}/15-source/bin
-	else
-		out=$("$REPO/scripts/install-pg.sh" --source --print-bindir 15) || rc=$?
-		if ((rc != 0)); then
-			fail_step "pg_upgrade: scripts/install-pg.sh --source 15 failed (status $rc)"
-			return 1
-		fi
-		bindir=$(tail -n 1 <<<"$out")
+	[[ -z $SOURCE_15 ]] || return 0
+	if ((QUICK)) && [[ -x $root/15-source/bin/pg_config ]]; then
+		SOURCE_15=$root/15-source
+		return 0
 	fi
-	copy_tree "$tree"
-	build_and_install_dir "$tree" btlayout-for-15-source "$bindir/pg_config" || return 1
-	BTL_UPGRADE_FROM=$(dirname "$bindir")
-	export BTL_UPGRADE_FROM
+	out=$("$REPO/scripts/install-pg.sh" --source --print-bindir 15) || rc=$?
+	if ((rc != 0)); then
+		fail_step "tap: scripts/install-pg.sh --source 15 failed (status $rc)"
+		return 1
+	fi
+	SOURCE_15=$(dirname "$(tail -n 1 <<<"$out")")
+}
+
+# What TAP files $@ need besides the server under test, in the environment:
+# BTL_UPGRADE_FROM (t/012, on versions after 15: the 15 source build with
+# btlayout installed into it) and BTL_CORE_REGRESS (t/013: core's
+# regression files of the version under test)
+prepare_tap_inputs()
+{
+	local files=" $* "
+
+	if ((PG_VERSION > 15)) && [[ $files == *" t/012_pg_upgrade.pl "* ]] && source_15; then
+		copy_tree "$SCRATCH/tree-15-source"
+		if build_and_install_dir "$SCRATCH/tree-15-source" btlayout-for-15-source \
+			"$SOURCE_15/bin/pg_config"; then
+			export BTL_UPGRADE_FROM=$SOURCE_15
+		fi
+	fi
+	if [[ $files == *" t/013_core_btree_index.pl "* ]]; then
+		if ((PG_VERSION == 15)); then
+			source_15 && export BTL_CORE_REGRESS=$SOURCE_15/share/core-regress
+		else
+			export BTL_CORE_REGRESS=$(dirname "$PGBIN")/share/core-regress
+		fi
+	fi
+	return 0
 }
 
 run_tap()
@@ -692,9 +716,7 @@ run_tap()
 		log "tap: no t/*.pl"
 		return
 	fi
-	if ((PG_VERSION > 15)) && [[ " ${files[*]} " == *" t/012_pg_upgrade.pl "* ]]; then
-		prepare_upgrade_source || true
-	fi
+	prepare_tap_inputs "${files[@]}"
 	for f in "${files[@]}"; do
 		if [[ ! -f $TREE/$f ]]; then
 			fail_step "tap: $f does not exist"
