@@ -474,17 +474,14 @@ main() {
 	cluster_create 128MB
 	QDB=postgres sql "CREATE DATABASE $DB" >/dev/null
 	sql "CREATE EXTENSION pg_prewarm" >/dev/null
-	if sql "CREATE EXTENSION btlayout" >>"$LOG" 2>&1; then
-		snapshot_module
-	else
-		warn "CREATE EXTENSION btlayout failed: btlayout variants will be unavailable (see $LOG)"
-	fi
+	sql "CREATE EXTENSION btlayout" >>"$LOG" 2>&1 ||
+		die "CREATE EXTENSION btlayout failed (see $LOG): no btlayout to measure"
+	snapshot_module
 	HAS_RELAYOUT=$(sql "SELECT (count(*) > 0)::int FROM pg_proc WHERE proname = 'btlayout_relayout'")
 	HAS_STATS=$(sql "SELECT (count(*) > 0)::int FROM pg_proc WHERE proname = 'btlayout_stats'")
 
 	load_variants "$BENCH/variants.conf"
 	if ((PGO)); then
-		((MODULE_SNAPSHOT)) || die "--pgo needs the btlayout extension"
 		pgo_prepare
 	fi
 	VARIANTS=()

@@ -101,9 +101,7 @@ main() {
 	trap 'exit 143' TERM
 	((INSTALL)) && install_packages
 	select_server
-	log "build: bench/compare"
-	make -C "$BENCH/compare" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 ||
-		die "building bench/compare failed (see $LOG)"
+	build_install bench/compare
 
 	TMPD=$(mktemp -d /tmp/btlayout-bench.XXXXXX)
 	chmod 755 "$TMPD"

@@ -48,15 +48,24 @@ select_server() {
 	PG_CONFIG=$PGBIN/pg_config
 }
 
-# build_install: build btlayout from the repo and install it into the server.
+# build_install [DIR]: build btlayout (or the module in DIR of the repo)
+# for the server under test and install it.  The build runs in a scratch
+# copy of the repo, so that objects left by a build for another server
+# version are never linked in.
 build_install() {
-	log "build: make && make install in $REPO"
-	if ! make -C "$REPO" PG_CONFIG="$PG_CONFIG" >>"$LOG" 2>&1; then
+	local dir=${1:-.} build rc=0
+	build=$(mktemp -d /tmp/btlayout-build.XXXXXX)
+	tar -C "$REPO" -cf - --exclude=./.git --exclude='*.o' --exclude='*.so' \
+		--exclude='*.bc' --exclude=./bench/results . | tar -C "$build" -xf -
+	log "build: make && make install of ${dir#./} ($("$PG_CONFIG" --version), in a copy of $REPO)"
+	if ! make -C "$build/$dir" PG_CONFIG="$PG_CONFIG" >>"$LOG" 2>&1; then
+		rm -rf "$build"
 		tail -n 20 "$LOG" >&2
-		die "btlayout build failed (full output in $LOG)"
+		die "building ${dir#./} failed (full output in $LOG)"
 	fi
-	make -C "$REPO" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 ||
-		die "make install failed (see $LOG)"
+	make -C "$build/$dir" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 || rc=$?
+	rm -rf "$build"
+	((rc == 0)) || die "make install of ${dir#./} failed (see $LOG)"
 }
 
 # pick_port: the first port of 5450-5459 that nothing listens on (TCP) and
