@@ -206,11 +206,6 @@ install_pgserver_wheel()
 	as_root mkdir -p "$(dirname "$prefix")"
 	as_root cp -a "$work/wheel" "$prefix-wheel"
 	as_root ln -s "$prefix-wheel/${pginst#"$work/wheel/"}" "$prefix"
-	# Core's regression files of this version, for t/013_core_btree_index.pl
-	as_root mkdir -p "$prefix/share/core-regress"
-	(cd "$src/src/test/regress" &&
-		as_root cp -r sql data regress.so "$prefix/share/core-regress/") ||
-		die "copying the regression files failed"
 	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
 	rm -rf "$work"
 	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked"
