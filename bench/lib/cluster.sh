@@ -53,19 +53,19 @@ select_server() {
 # copy of the repo, so that objects left by a build for another server
 # version are never linked in.
 build_install() {
-	local dir=${1:-.} build rc=0
+	local dir=${1:-.} name=${1:-btlayout} build rc=0
 	build=$(mktemp -d /tmp/btlayout-build.XXXXXX)
 	tar -C "$REPO" -cf - --exclude=./.git --exclude='*.o' --exclude='*.so' \
 		--exclude='*.bc' --exclude=./bench/results . | tar -C "$build" -xf -
-	log "build: make && make install of ${dir#./} ($("$PG_CONFIG" --version), in a copy of $REPO)"
+	log "build: make && make install of $name ($("$PG_CONFIG" --version), in a copy of $REPO)"
 	if ! make -C "$build/$dir" PG_CONFIG="$PG_CONFIG" >>"$LOG" 2>&1; then
 		rm -rf "$build"
 		tail -n 20 "$LOG" >&2
-		die "building ${dir#./} failed (full output in $LOG)"
+		die "building $name failed (full output in $LOG)"
 	fi
 	make -C "$build/$dir" PG_CONFIG="$PG_CONFIG" install >>"$LOG" 2>&1 || rc=$?
 	rm -rf "$build"
-	((rc == 0)) || die "make install of ${dir#./} failed (see $LOG)"
+	((rc == 0)) || die "make install of $name failed (see $LOG)"
 }
 
 # pick_port: the first port of 5450-5459 that nothing listens on (TCP) and
