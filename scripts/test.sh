@@ -541,14 +541,20 @@ run_regress()
 	run_driver "$PGXS_DIR/test/regress/pg_regress" regress . \
 		"$SCRATCH/temp.conf" $opts $tests
 
-	# Again with prefetching off, but for the oracle (builds only, no search)
+	# Again, but for the oracle (builds only, no search), with each
+	# mechanism the first pass has on turned off and the other way round:
+	# no prefetching, no lookup relayouts, and the library preloaded, so
+	# that relayouts are logged as btlayout's own WAL records instead of
+	# full-page images
 	{
 		cat "$SCRATCH/temp.conf"
 		echo "btlayout.prefetch = off"
-	} >"$SCRATCH/noprefetch.conf"
+		echo "btlayout.lookup_relayout = off"
+		echo "shared_preload_libraries = 'btlayout'"
+	} >"$SCRATCH/switched.conf"
 	# shellcheck disable=SC2086
-	run_driver "$PGXS_DIR/test/regress/pg_regress" regress-noprefetch noprefetch \
-		"$SCRATCH/noprefetch.conf" $opts $(tr ' ' '\n' <<<"$tests" | grep -vx oracle)
+	run_driver "$PGXS_DIR/test/regress/pg_regress" regress-switched switched \
+		"$SCRATCH/switched.conf" $opts $(tr ' ' '\n' <<<"$tests" | grep -vx oracle)
 }
 
 # The specs: the Makefile's ISOLATION if it sets one, else every

@@ -177,7 +177,9 @@ FROM unnest(ARRAY['SELECT k FROM %s WHERE k = 42',
 -- INSERT ... ON CONFLICT without a conflict target in a session that has
 -- not loaded btlayout yet: before 18, nothing loads the library before the
 -- executor, and the server's own internal error comes first (see
--- src/conflict.c; session_preload_libraries avoids it); 18 inserts
+-- src/conflict.c; session_preload_libraries avoids it, and so does
+-- shared_preload_libraries, as in scripts/test.sh's second pass, whose
+-- output on 15-17 is roles_2.out); 18 inserts
 --
 \c
 INSERT INTO up VALUES (7, 70) ON CONFLICT DO NOTHING;

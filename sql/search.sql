@@ -8,6 +8,10 @@ CREATE EXTENSION IF NOT EXISTS btlayout;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
 RESET client_min_messages;
 
+-- Lookup relayouts are part of what is tested here, whatever the
+-- configuration (scripts/test.sh's second pass turns them off elsewhere)
+SET btlayout.lookup_relayout = on;
+
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 

@@ -88,6 +88,12 @@ typedef struct BtlOptions
 extern bool btl_prefetch;
 
 /*
+ * GUC btlayout.lookup_relayout (handler.c): off keeps lookups from noting
+ * pages for a relayout everywhere
+ */
+extern bool btl_lookup_relayout;
+
+/*
  * Where the tuple bodies of one page go in a layout (page.c).  offset[] is
  * indexed by offset number.
  */

@@ -163,7 +163,8 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 	key->layout = BtlGetLayout(rel);
 	key->prefetch = btl_prefetch && BtlGetPrefetch(rel);
-	key->note_stale = BtlGetLookupRelayout(rel) && !RecoveryInProgress();
+	key->note_stale = btl_lookup_relayout && BtlGetLookupRelayout(rel) &&
+		!RecoveryInProgress();
 	key->keysz = inskey->keysz;
 	key->nextkey = inskey->nextkey;
 	key->truncated_equal = btl_insertkey_truncated_equal(inskey);

@@ -51,6 +51,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 };
 
 bool		btl_prefetch = true;
+bool		btl_lookup_relayout = true;
 
 /* GUC btlayout.compare_isa: the instruction set the compare core uses */
 static int	btl_compare_isa = BTL_ISA_PORTABLE;
@@ -141,6 +142,15 @@ _PG_init(void)
 							 "Off turns prefetching off for every btlayout index; "
 							 "on leaves it to each index's prefetch option.",
 							 &btl_prefetch,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("btlayout.lookup_relayout",
+							 "Let lookups note pages for a relayout.",
+							 "Off turns lookup relayouts off for every btlayout index; "
+							 "on leaves them to each index's lookup_relayout option.",
+							 &btl_lookup_relayout,
 							 true,
 							 PGC_USERSET,
 							 0,
