@@ -21,9 +21,10 @@
 #      failed or if nothing ran.
 #
 # Counting: one per unit test program, one per benchmark run,
-# one per pg_regress test (the
-# pg_regress tests run twice: as they are, and with btlayout.prefetch off),
-# one per isolation spec, one per TAP assertion.  A step that fails without producing per-test results (build,
+# one per pg_regress test (the pg_regress tests run twice: as configured by
+# default, and with prefetching and lookup relayouts off and the library
+# preloaded), one per isolation spec, one per TAP assertion.  A step that
+# fails without producing per-test results (build,
 # compiler warnings, installation, a pg_regress run that dies before testing,
 # a TAP script that dies or breaks its plan) counts as one failure.  Skipped
 # and TODO TAP assertions are reported on their own line, not as passed.
