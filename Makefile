@@ -11,6 +11,9 @@ OBJS = \
 	src/conflict.o \
 	src/validate.o \
 	src/build.o \
+	src/build_parallel.o \
+	src/spool_pg15.o \
+	src/spool_pg18.o \
 	src/layout.o \
 	src/page.o \
 	src/relayout.o \

@@ -4,27 +4,21 @@
  *	  CREATE INDEX for btlayout: sort the heap's index tuples and write
  *	  nbtree pages bottom-up.
  *
- * The server's sorted build (nbtsort.c) cannot serve us: the tuplesort it
- * starts with (tuplesort_begin_index_btree) insists that the index's access
- * method is btree.  So this file is a loader of our own:
+ * nbtree's sorted build (nbtsort.c) cannot be called for our index: up to
+ * 17 the tuplesort it starts with insists that the index's access method
+ * is btree, and its page writer is static.  So the build is ours:
  *
- * 1. Sort.  table_index_build_scan() hands us each heap tuple's index values.
- *    We put them, followed by the heap TID and whether the tuple is alive,
- *    into a heap tuplesort ordered by the index's ordering operators ("<",
- *    or ">" for DESC columns, with the column's NULLS FIRST/LAST and
- *    collation) and then by heap TID.  validate.c guarantees those operators
- *    are btree ordering operators, so tuplesort compares with the very
- *    comparator (and sort support) btree would use.  Key order, then heap
- *    TID, is the order in which nbtree's build loads tuples; dead tuples,
- *    which nbtree's build keeps in a second sort and merges, simply take
- *    their place in the same order here.
+ * 1. Sort.  The spool (build.h; spool_pg15.c or spool_pg18.c, the fastest
+ *    sort each version allows) takes each heap tuple's index values from
+ *    table_index_build_scan() and sorts them in nbtree's order: key
+ *    attributes as the index orders them, then heap TID.  Dead tuples,
+ *    which a build indexes but does not check, take their place in the
+ *    same order; a unique index's duplicates among live tuples raise the
+ *    error the server's build raises.  With workers (build_parallel.c),
+ *    each participant sorts its share of a parallel heap scan and this
+ *    backend merges them; the order, and so the index, is the same.
  *
- * 2. Check uniqueness.  For a unique index, each live tuple is compared with
- *    the previous live one through the index's comparison functions; equal
- *    keys without NULLs (or with, under NULLS NOT DISTINCT) raise the error
- *    the server's build raises.
- *
- * 3. Load.  Tuples (merged into posting lists where deduplication is safe
+ * 2. Load.  Tuples (merged into posting lists where deduplication is safe
  *    and enabled) fill leaf pages to the fill factor, left to right; when a
  *    page is full its last tuple moves to a new page, a suffix-truncated copy
  *    becomes the full page's high key, and the page's low key goes into the
@@ -35,7 +29,7 @@
  *    with layout = none is the same bytes as the one core btree builds from
  *    the same table (sql/oracle.sql checks it block by block).
  *
- * 4. Lay out.  Each finished page has its tuple bodies placed in the index's
+ * 3. Lay out.  Each finished page has its tuple bodies placed in the index's
  *    layout (page.c) before it is written; with layout = none, nothing moves.
  *
  * Pages are built in backend-local memory and written through smgr,
@@ -53,21 +47,13 @@
 #include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "binops.h"
-#include "catalog/index.h"
-#include "catalog/pg_opfamily.h"
-#include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
+#include "build.h"
 #include "commands/progress.h"
-#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/syscache.h"
 #include "utils/tuplesort.h"
 
 /*
@@ -93,6 +79,7 @@ typedef struct BtlWriter
 {
 	Relation	heap;
 	Relation	index;
+	bool		isunique;		/* no posting lists in a unique index */
 	BTScanInsert inskey;		/* for suffix truncation of high keys */
 	bool		use_wal;		/* log each page as a full-page image? */
 	BtlLayout	layout;			/* the layout pages are written in */
@@ -100,21 +87,6 @@ typedef struct BtlWriter
 	BlockNumber nwritten;		/* blocks written so far (file length) */
 	Page		zeropage;		/* all zeroes, for filling gaps */
 } BtlWriter;
-
-/*
- * State of the heap scan feeding the sort.
- */
-typedef struct BtlSpool
-{
-	Tuplesortstate *sort;
-	TupleTableSlot *slot;		/* virtual slot of the sort's tuple type */
-	int			natts;			/* index attributes; TID and liveness follow */
-	double		indtuples;		/* tuples spooled */
-} BtlSpool;
-
-/* Columns of the sort tuple after the index's own attributes */
-#define BTL_SORT_TID_COL(natts)		((natts) + 1)
-#define BTL_SORT_ALIVE_COL(natts)	((natts) + 2)
 
 /*
  * Upper bound on the size of a posting list tuple formed at build: a tenth
@@ -419,157 +391,6 @@ writer_finish(BtlWriter *w, BtlLevel *leaf)
 }
 
 /*
- * table_index_build_scan callback: spool one tuple.
- */
-static void
-spool_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
-			   bool tupleIsAlive, void *state)
-{
-	BtlSpool   *spool = (BtlSpool *) state;
-	TupleTableSlot *slot = spool->slot;
-
-	ExecClearTuple(slot);
-	memcpy(slot->tts_values, values, spool->natts * sizeof(Datum));
-	memcpy(slot->tts_isnull, isnull, spool->natts * sizeof(bool));
-	slot->tts_values[BTL_SORT_TID_COL(spool->natts) - 1] = PointerGetDatum(tid);
-	slot->tts_isnull[BTL_SORT_TID_COL(spool->natts) - 1] = false;
-	slot->tts_values[BTL_SORT_ALIVE_COL(spool->natts) - 1] = BoolGetDatum(tupleIsAlive);
-	slot->tts_isnull[BTL_SORT_ALIVE_COL(spool->natts) - 1] = false;
-	ExecStoreVirtualTuple(slot);
-
-	tuplesort_puttupleslot(spool->sort, slot);
-	spool->indtuples += 1;
-}
-
-/*
- * Start the sort: the index's attributes, then heap TID and liveness;
- * ordered by the key attributes as the index orders them, then heap TID.
- */
-static Tuplesortstate *
-spool_begin(Relation index, TupleDesc sortdesc)
-{
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
-	int			natts = IndexRelationGetNumberOfAttributes(index);
-	AttrNumber *attnums = palloc((nkeyatts + 1) * sizeof(AttrNumber));
-	Oid		   *sortops = palloc((nkeyatts + 1) * sizeof(Oid));
-	Oid		   *collations = palloc((nkeyatts + 1) * sizeof(Oid));
-	bool	   *nullsfirst = palloc((nkeyatts + 1) * sizeof(bool));
-	int			i;
-
-	for (i = 0; i < nkeyatts; i++)
-	{
-		int16		option = index->rd_indoption[i];
-		int16		strategy = (option & INDOPTION_DESC) ?
-			BTGreaterStrategyNumber : BTLessStrategyNumber;
-
-		attnums[i] = i + 1;
-		sortops[i] = get_opfamily_member(index->rd_opfamily[i],
-										 index->rd_opcintype[i],
-										 index->rd_opcintype[i],
-										 strategy);
-		if (!OidIsValid(sortops[i]))
-		{
-			HeapTuple	tup = SearchSysCache1(OPFAMILYOID,
-											  ObjectIdGetDatum(index->rd_opfamily[i]));
-
-			if (!HeapTupleIsValid(tup))
-				elog(ERROR, "cache lookup failed for operator family %u",
-					 index->rd_opfamily[i]);
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("operator family \"%s\" of access method btlayout has no operator of strategy %d for type %s",
-							NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname),
-							strategy, format_type_be(index->rd_opcintype[i])),
-					 errhint("Check the operator class with amvalidate().")));
-		}
-		collations[i] = index->rd_indcollation[i];
-		nullsfirst[i] = (option & INDOPTION_NULLS_FIRST) != 0;
-	}
-
-	/* heap TID breaks ties: it is nbtree's last key attribute */
-	attnums[nkeyatts] = BTL_SORT_TID_COL(natts);
-	sortops[nkeyatts] = TIDLessOperator;
-	collations[nkeyatts] = InvalidOid;
-	nullsfirst[nkeyatts] = false;
-
-	return tuplesort_begin_heap(sortdesc, nkeyatts + 1, attnums, sortops,
-								collations, nullsfirst, maintenance_work_mem,
-								NULL, TUPLESORT_NONE);
-}
-
-/*
- * Tuple descriptor of the sort: a copy of the index's, plus TID and
- * liveness.
- */
-static TupleDesc
-spool_tupdesc(Relation index)
-{
-	TupleDesc	indexdesc = RelationGetDescr(index);
-	int			natts = indexdesc->natts;
-	TupleDesc	desc = CreateTemplateTupleDesc(natts + 2);
-	int			i;
-
-	for (i = 1; i <= natts; i++)
-		TupleDescCopyEntry(desc, i, indexdesc, i);
-	TupleDescInitEntry(desc, BTL_SORT_TID_COL(natts), "heap_tid", TIDOID, -1, 0);
-	TupleDescInitEntry(desc, BTL_SORT_ALIVE_COL(natts), "alive", BOOLOID, -1, 0);
-
-	return desc;
-}
-
-/*
- * Does itup have the same key as prev, in the sense of a unique index?
- * Compared with the index's own comparison functions; a NULL is equal only
- * to a NULL, and only under NULLS NOT DISTINCT does that make a duplicate.
- */
-static bool
-unique_keys_collide(Relation index, bool nulls_not_distinct,
-					IndexTuple prev, IndexTuple itup)
-{
-	TupleDesc	desc = RelationGetDescr(index);
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
-	int			attno;
-
-	for (attno = 1; attno <= nkeyatts; attno++)
-	{
-		bool		null1;
-		bool		null2;
-		Datum		d1 = index_getattr(prev, attno, desc, &null1);
-		Datum		d2 = index_getattr(itup, attno, desc, &null2);
-
-		if (null1 || null2)
-		{
-			if (!(null1 && null2 && nulls_not_distinct))
-				return false;
-		}
-		else if (DatumGetInt32(FunctionCall2Coll(index_getprocinfo(index, attno, BTORDER_PROC),
-												 index->rd_indcollation[attno - 1],
-												 d1, d2)) != 0)
-			return false;
-	}
-	return true;
-}
-
-static void
-report_unique_violation(Relation heap, Relation index, IndexTuple itup)
-{
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
-	char	   *key_desc;
-
-	index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
-	key_desc = BuildIndexValueDescription(index, values, isnull);
-
-	ereport(ERROR,
-			(errcode(ERRCODE_UNIQUE_VIOLATION),
-			 errmsg("could not create unique index \"%s\"",
-					RelationGetRelationName(index)),
-			 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
-			 errdetail("Duplicate keys exist."),
-			 errtableconstraint(heap, RelationGetRelationName(index))));
-}
-
-/*
  * Add the pending posting list (or lone tuple) of a deduplication state to
  * the leaf level, and reset the state for the next one.
  */
@@ -600,21 +421,16 @@ dedup_flush(BtlWriter *w, BtlLevel *leaf, BTDedupState dstate)
  * Read the sorted tuples and load them into the tree.
  */
 static void
-load_sorted(BtlWriter *w, Tuplesortstate *sort, TupleDesc sortdesc,
-			bool isunique, bool nulls_not_distinct)
+load_sorted(BtlWriter *w, BtlSpool *spool)
 {
 	Relation	index = w->index;
-	int			natts = IndexRelationGetNumberOfAttributes(index);
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(sortdesc, &TTSOpsMinimalTuple);
-	MemoryContext tuplecxt;
-	MemoryContext oldcxt;
 	BtlLevel   *leaf = NULL;
 	BTDedupState dstate = NULL;
-	IndexTuple	prevlive = NULL;
+	IndexTuple	itup;
 	int64		ntuples = 0;
 
-	if (w->inskey->allequalimage && !isunique && BtlDeduplicateItems(index))
+	if (w->inskey->allequalimage && !w->isunique && BtlDeduplicateItems(index))
 	{
 		dstate = (BTDedupState) palloc0(sizeof(BTDedupStateData));
 		dstate->deduplicate = true;
@@ -623,35 +439,8 @@ load_sorted(BtlWriter *w, Tuplesortstate *sort, TupleDesc sortdesc,
 		dstate->baseoff = InvalidOffsetNumber;
 	}
 
-	tuplecxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "btlayout build tuple",
-									 ALLOCSET_DEFAULT_SIZES);
-
-	while (tuplesort_gettupleslot(sort, true, false, slot, NULL))
+	while ((itup = btl_spool_next(spool)) != NULL)
 	{
-		IndexTuple	itup;
-		bool		alive;
-
-		MemoryContextReset(tuplecxt);
-		oldcxt = MemoryContextSwitchTo(tuplecxt);
-		slot_getallattrs(slot);
-		itup = index_form_tuple(RelationGetDescr(index), slot->tts_values,
-								slot->tts_isnull);
-		itup->t_tid = *(ItemPointer) DatumGetPointer(slot->tts_values[BTL_SORT_TID_COL(natts) - 1]);
-		alive = DatumGetBool(slot->tts_values[BTL_SORT_ALIVE_COL(natts) - 1]);
-		MemoryContextSwitchTo(oldcxt);
-
-		if (isunique && alive)
-		{
-			if (prevlive != NULL)
-			{
-				if (unique_keys_collide(index, nulls_not_distinct, prevlive, itup))
-					report_unique_violation(w->heap, index, itup);
-				pfree(prevlive);
-			}
-			prevlive = CopyIndexTuple(itup);
-		}
-
 		if (leaf == NULL)
 			leaf = level_new(w, 0);
 
@@ -678,9 +467,67 @@ load_sorted(BtlWriter *w, Tuplesortstate *sort, TupleDesc sortdesc,
 		dedup_flush(w, leaf, dstate);
 
 	writer_finish(w, leaf);
+}
 
-	MemoryContextDelete(tuplecxt);
-	ExecDropSingleTupleTableSlot(slot);
+/*
+ * Scan the heap into a spool, with workers when the build may have them.
+ * Returns the spool to read the sorted tuples from (sorted), and the
+ * parallel build's leader state, if there are workers, through *leaderp.
+ */
+static BtlSpool *
+spool_heap(Relation heap, Relation index, IndexInfo *indexInfo,
+		   double *reltuples, double *indtuples, BtlBuildLeader **leaderp)
+{
+	int			request = btl_build_workers(heap, index, indexInfo);
+	BtlBuildLeader *leader = NULL;
+	BtlSpool   *spool;
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_BTREE_PHASE_INDEXBUILD_TABLESCAN);
+
+	if (request > 0)
+		leader = btl_parallel_begin(heap, index, indexInfo, request);
+
+	if (leader != NULL)
+	{
+		SortCoordinate coordinates[BTL_SPOOL_MAX_SORTS];
+		bool		brokenhotchain;
+		int			i;
+
+		for (i = 0; i < btl_spool_nsorts(indexInfo->ii_Unique); i++)
+			coordinates[i] = btl_parallel_coordinate(leader, i);
+		spool = btl_spool_begin(heap, index, indexInfo->ii_Unique,
+								indexInfo->ii_NullsNotDistinct,
+								maintenance_work_mem, coordinates);
+		*reltuples = btl_parallel_heapscan(leader, indtuples, &brokenhotchain);
+		if (brokenhotchain)
+			indexInfo->ii_BrokenHotChain = true;
+	}
+	else
+	{
+		spool = btl_spool_begin(heap, index, indexInfo->ii_Unique,
+								indexInfo->ii_NullsNotDistinct,
+								maintenance_work_mem, NULL);
+		*reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+											btl_spool_callback, spool, NULL);
+		*indtuples = btl_spool_ntuples(spool);
+	}
+
+	{
+		const int	progress_index[] = {
+			PROGRESS_CREATEIDX_TUPLES_TOTAL,
+			PROGRESS_SCAN_BLOCKS_TOTAL,
+			PROGRESS_SCAN_BLOCKS_DONE
+		};
+		const int64 progress_vals[] = {*indtuples, 0, 0};
+
+		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
+	}
+
+	btl_spool_performsort(spool, true);
+
+	*leaderp = leader;
+	return spool;
 }
 
 /*
@@ -690,10 +537,11 @@ IndexBuildResult *
 btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	IndexBuildResult *result;
-	BtlSpool	spool;
+	BtlBuildLeader *leader;
+	BtlSpool   *spool;
 	BtlWriter	writer;
-	TupleDesc	sortdesc;
 	double		reltuples;
+	double		indtuples;
 
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
@@ -702,38 +550,15 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* BIN classes of collatable types need the "C" collation */
 	btl_check_bin_collations(index);
 
-	/* Scan the heap into the sort */
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
-								 PROGRESS_BTREE_PHASE_INDEXBUILD_TABLESCAN);
-	sortdesc = spool_tupdesc(index);
-	spool.sort = spool_begin(index, sortdesc);
-	spool.slot = MakeSingleTupleTableSlot(sortdesc, &TTSOpsVirtual);
-	spool.natts = IndexRelationGetNumberOfAttributes(index);
-	spool.indtuples = 0;
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   spool_callback, &spool, NULL);
-	ExecDropSingleTupleTableSlot(spool.slot);
-
-	{
-		const int	progress_index[] = {
-			PROGRESS_CREATEIDX_TUPLES_TOTAL,
-			PROGRESS_SCAN_BLOCKS_TOTAL,
-			PROGRESS_SCAN_BLOCKS_DONE
-		};
-		const int64 progress_vals[] = {spool.indtuples, 0, 0};
-
-		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
-	}
-
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
-								 PROGRESS_BTREE_PHASE_PERFORMSORT_1);
-	tuplesort_performsort(spool.sort);
+	spool = spool_heap(heap, index, indexInfo, &reltuples, &indtuples,
+					   &leader);
 
 	/* Load the sorted tuples into pages */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_BTREE_PHASE_LEAF_LOAD);
 	writer.heap = heap;
 	writer.index = index;
+	writer.isunique = indexInfo->ii_Unique;
 	writer.inskey = _bt_mkscankey(index, NULL);
 	/* without a metapage, _bt_mkscankey cannot know this */
 	writer.inskey->allequalimage = _bt_allequalimage(index, true);
@@ -743,13 +568,14 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	writer.nwritten = 0;
 	writer.zeropage = NULL;
 
-	load_sorted(&writer, spool.sort, sortdesc, indexInfo->ii_Unique,
-				indexInfo->ii_NullsNotDistinct);
-	tuplesort_end(spool.sort);
+	load_sorted(&writer, spool);
+	btl_spool_end(spool);
+	if (leader != NULL)
+		btl_parallel_end(leader);
 
 	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
-	result->index_tuples = spool.indtuples;
+	result->index_tuples = indtuples;
 
 	return result;
 }

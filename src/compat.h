@@ -27,6 +27,8 @@
 #include "access/nbtree.h"
 #include "catalog/pg_class.h"
 #include "commands/vacuum.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
@@ -185,9 +187,8 @@ btl_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype,
 /*
  * nbtree's routine, ours to change: 15-18 return a palloc'd one (which the
  * relcache frees after copying), 19 a pointer to a constant, copied here.
- * 17 lets an access method build in parallel (amcanbuildparallel), which
- * nbtree's routine claims; our loader is serial, so it is turned off: the
- * server would otherwise plan workers the build does not start.
+ * From 17 on it claims amcanbuildparallel, which our build honours
+ * (build_parallel.c).
  */
 static inline IndexAmRoutine *
 btl_nbtree_routine(void)
@@ -201,11 +202,23 @@ btl_nbtree_routine(void)
 	IndexAmRoutine *routine =
 		(IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0));
 #endif
-#if PG_VERSION_NUM >= 170000
-	routine->amcanbuildparallel = false;
-#endif
 	return routine;
 }
+
+/*
+ * The parallel workers a build may ask for, as many as core btree's would
+ * get.  17: index_build() plans them for any access method that claims
+ * amcanbuildparallel and hands them over in the IndexInfo.  15 and 16 plan
+ * them for btree only, so we ask the planner as index_build() would (it is
+ * never called for us in bootstrap mode, its only serial caller).
+ */
+#if PG_VERSION_NUM >= 170000
+#define btl_build_workers(heap, index, indexInfo)	((indexInfo)->ii_ParallelWorkers)
+#else
+#define btl_build_workers(heap, index, indexInfo) \
+	(IsNormalProcessingMode() ? \
+	 plan_create_index_workers(RelationGetRelid(heap), RelationGetRelid(index)) : 0)
+#endif
 
 /*
  * 18: the server finds an index's equality and ordering operators through
