@@ -68,6 +68,9 @@ BEGIN
 END
 $$;
 
+-- Serial builds first (both access methods), then parallel ones below
+SET max_parallel_maintenance_workers = 0;
+
 -- 1 million rows of int4, int8, text and a heavily duplicated column
 CREATE TABLE big (i4 int4, i8 int8, t text, dup int4, n int4);
 INSERT INTO big
@@ -89,6 +92,20 @@ SELECT 'fillfactor 100' AS "case", oracle('big', '(i8 DESC)', 'WITH (fillfactor 
 SELECT 'partial' AS "case", oracle('big', '(i4) WHERE dup < 10');
 SELECT 'expression' AS "case", oracle('big', '((i4 % 1000), lower(t))');
 SELECT 'name (stored as cstring)' AS "case", oracle('big', '((t::name))');
+
+-- The same with two parallel workers for each access method's build
+-- (t/014_parallel_build.pl checks from the server log that they came)
+ALTER TABLE big SET (parallel_workers = 2);
+SET max_parallel_maintenance_workers = 2;
+SET maintenance_work_mem = '256MB';
+SELECT 'parallel int4' AS "case", oracle('big', '(i4)');
+SELECT 'parallel int8 unique' AS "case", oracle_unique('big', '(i8)');
+SELECT 'parallel text C' AS "case", oracle('big', '(t COLLATE "C")');
+SELECT 'parallel posting lists' AS "case", oracle('big', '(dup)');
+SELECT 'parallel multi-column DESC NULLS FIRST' AS "case", oracle('big', '(n DESC NULLS FIRST, dup, i4 DESC)');
+SELECT 'parallel INCLUDE' AS "case", oracle('big', '(dup, n NULLS FIRST) INCLUDE (t, i8)');
+RESET maintenance_work_mem;
+SET max_parallel_maintenance_workers = 0;
 
 -- Small tables: empty, one row, one leaf page, all NULL
 CREATE TABLE small (k int4, t text);
