@@ -545,6 +545,11 @@ main() {
 		run_probe_inserts
 		log "probe-inserts done, $(elapsed "$t_start" "$(now_s)") s since start"
 	fi
+	if has_workload build-large; then
+		# Its own table, after the others.
+		run_build_large
+		log "build-large done, $(elapsed "$t_start" "$(now_s)") s since start"
+	fi
 	if has_workload probe-text; then
 		# Its own tables, one dataset at a time, after the others.
 		run_probe_text

@@ -31,9 +31,9 @@
 # dataset by dataset, after the others).  The default set is all but
 # probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
 # runs it too (tiny).
-ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts probe-text)
+ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts build-large probe-text)
 DEFAULT_WORKLOADS=(select probe-batch probe-nl range build write)
-INT_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts "
+INT_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts build-large "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
 # index on the inner side is the only plan left (checked before each run).
@@ -447,6 +447,67 @@ run_probe_inserts() {
 			done
 		done
 	done
+}
+
+# --- build-large: CREATE INDEX on large tables, serial and parallel -----------
+#
+# After the other workloads' rounds: build_t of ROWS rows, whose int4 key k
+# is a permutation of 1..ROWS scattered over the heap (k = g * 7919 mod a
+# prime above ROWS, so the sort has real work), with md5(g) as t, and a
+# 3-column index's columns a (1000 values) and b (int8).  Datasets, each an
+# index built and dropped:
+#
+#   int4      build_t (k)
+#   md5       build_t (t), the database's default collation
+#   accounts  pgbench_accounts (aid)
+#   3col      build_t (a, b, k)
+#
+# each serially (max_parallel_maintenance_workers = 0) and with the
+# server's default workers (max_parallel_maintenance_workers = 2, as many as
+# the planner gives), in rounds, the variants interleaved; workloads
+# build-<dataset>-serial and build-<dataset>-parallel, metric build_s.
+# Hash variants are left out (one column only).
+BUILD_DATASETS=(int4 md5 accounts 3col)
+
+build_large_ddl() { # dataset variant -> "table definition"
+	case $1 in
+	int4) echo "build_t $(ddl_for "$2" k)" ;;
+	md5) echo "build_t $(ddl_for "$2" t)" ;;
+	accounts) echo "pgbench_accounts $(ddl_for "$2" aid)" ;;
+	3col) echo "build_t $(ddl_for "$2" 'a, b, k')" ;;
+	esac
+}
+
+run_build_large() {
+	local r v ds mode set ddl
+	sql "DROP TABLE IF EXISTS build_t;
+	     CREATE TABLE build_t (k int4 NOT NULL, a int4 NOT NULL, b int8 NOT NULL, t text NOT NULL);
+	     INSERT INTO build_t
+	     SELECT ((g * 7919) % 2147483647)::int4, (g * 131 % 1000)::int4, g * 2654435761 % 1000000007, md5(g::text)
+	     FROM generate_series(1::int8, $ROWS) g" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) build_t" >/dev/null
+	sql "CHECKPOINT" >/dev/null
+	sql "SELECT pg_prewarm('build_t'), pg_prewarm('pgbench_accounts')" >/dev/null
+	log "build-large: build_t of $ROWS rows loaded"
+	for ((r = 0; r <= ROUNDS; r++)); do
+		for ds in "${BUILD_DATASETS[@]}"; do
+			for mode in serial parallel; do
+				set="SET max_parallel_maintenance_workers = 0;"
+				[[ $mode == parallel ]] && set="SET max_parallel_maintenance_workers = 2;"
+				for v in "${VARIANTS[@]}"; do
+					[[ $(variant_am "$v") == hash ]] && continue
+					activate_build "$v"
+					ddl=$(build_large_ddl "$ds" "$v")
+					sql_timed "$set ${V_SET[$v]}" "CREATE INDEX build_idx ON $ddl;"
+					record "$r" "build-$ds-$mode" "$v" large_build_s "$(ms_to_s "$TIMED_MS")"
+					log "r$r build-$ds-$mode $v: $(ms_to_s "$TIMED_MS") s"
+					sql "DROP INDEX build_idx" >/dev/null
+					sql "CHECKPOINT" >/dev/null
+				done
+			done
+		done
+	done
+	sql "DROP TABLE build_t" >/dev/null
 }
 
 # --- probe-text: index probes on text keys ------------------------------------
