@@ -7,8 +7,11 @@
  * The server's index tuplesort of these versions (tuplesort_begin_index_
  * btree, through PrepareSortSupportFromIndexRel) insists that the index's
  * access method is btree.  So the spool sorts minimal tuples through the
- * heap tuplesort instead: the index's attributes, then the heap TID, and
- * for a unique index whether the tuple is alive; ordered by the index's
+ * heap tuplesort instead: the index's attributes, then the heap TID (as an
+ * int8 of block and offset, which orders like the TID and compares inline
+ * through int8's sort support, where tid's comparison is a function call
+ * for every tie), and for a unique index whether the tuple is alive;
+ * ordered by the index's
  * ordering operators ("<", or ">" for DESC columns, with the column's
  * NULLS FIRST/LAST and collation), then by heap TID.  validate.c
  * guarantees those operators are btree ordering operators, so the sort
@@ -62,6 +65,14 @@ struct BtlSpool
 #define SORT_TID_COL(natts)		((natts) + 1)
 #define SORT_ALIVE_COL(natts)	((natts) + 2)
 
+/* A heap TID as a non-negative int8 that sorts as the TID does */
+static inline int64
+tid_to_int8(ItemPointer tid)
+{
+	return ((int64) ItemPointerGetBlockNumber(tid) << 16) |
+		ItemPointerGetOffsetNumber(tid);
+}
+
 int
 btl_spool_nsorts(bool isunique)
 {
@@ -82,7 +93,7 @@ sort_tupdesc(Relation index, bool isunique)
 
 	for (i = 1; i <= natts; i++)
 		TupleDescCopyEntry(desc, i, indexdesc, i);
-	TupleDescInitEntry(desc, SORT_TID_COL(natts), "heap_tid", TIDOID, -1, 0);
+	TupleDescInitEntry(desc, SORT_TID_COL(natts), "heap_tid", INT8OID, -1, 0);
 	if (isunique)
 		TupleDescInitEntry(desc, SORT_ALIVE_COL(natts), "alive", BOOLOID, -1, 0);
 
@@ -137,7 +148,7 @@ sort_begin(Relation index, TupleDesc sortdesc, int sortmem,
 
 	/* heap TID breaks ties: it is nbtree's last key attribute */
 	attnums[nkeyatts] = SORT_TID_COL(natts);
-	sortops[nkeyatts] = TIDLessOperator;
+	sortops[nkeyatts] = Int8LessOperator;
 	collations[nkeyatts] = InvalidOid;
 	nullsfirst[nkeyatts] = false;
 
@@ -188,7 +199,7 @@ btl_spool_callback(Relation index, ItemPointer tid, Datum *values,
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, values, natts * sizeof(Datum));
 	memcpy(slot->tts_isnull, isnull, natts * sizeof(bool));
-	slot->tts_values[SORT_TID_COL(natts) - 1] = PointerGetDatum(tid);
+	slot->tts_values[SORT_TID_COL(natts) - 1] = Int64GetDatum(tid_to_int8(tid));
 	slot->tts_isnull[SORT_TID_COL(natts) - 1] = false;
 	if (spool->isunique)
 	{
@@ -279,6 +290,7 @@ btl_spool_next(BtlSpool *spool)
 	TupleTableSlot *slot = spool->outslot;
 	int			natts = spool->natts;
 	IndexTuple	itup;
+	int64		tid;
 	MemoryContext oldcxt;
 
 	if (!tuplesort_gettupleslot(spool->sort, true, false, slot, NULL))
@@ -289,7 +301,9 @@ btl_spool_next(BtlSpool *spool)
 	slot_getallattrs(slot);
 	itup = index_form_tuple(RelationGetDescr(spool->index), slot->tts_values,
 							slot->tts_isnull);
-	itup->t_tid = *(ItemPointer) DatumGetPointer(slot->tts_values[SORT_TID_COL(natts) - 1]);
+	tid = DatumGetInt64(slot->tts_values[SORT_TID_COL(natts) - 1]);
+	ItemPointerSet(&itup->t_tid, (BlockNumber) (tid >> 16),
+				   (OffsetNumber) (tid & 0xFFFF));
 	MemoryContextSwitchTo(oldcxt);
 
 	if (spool->isunique &&
