@@ -4,7 +4,8 @@
 -- needs after pg_upgrade to a server whose btree families grew (18's skip
 -- support functions; t/012_pg_upgrade.pl does that for real).  Here the
 -- old copy is made by hand, in a database of its own: members and a whole
--- family missing from a 1.0 installation.
+-- family missing from a 1.0 installation.  1.1 to 1.2 gives
+-- btlayout_search_stats() its recent-buffer column.
 --
 \set regress_db :DBNAME
 CREATE DATABASE btlayout_update;
@@ -61,9 +62,15 @@ INSERT INTO t SELECT g, ('00:00:00:00:' || lpad(to_hex(g / 256), 2, '0') || ':' 
 FROM generate_series(1, 2000) g;
 CREATE INDEX t_k ON t USING btlayout (k);
 
+-- The library serves the older function definitions: six counters at 1.0
+SELECT layout_searches >= 0 AS counts, lookup_relayouts >= 0 AS relayouts
+FROM btlayout_search_stats();
+
 ALTER EXTENSION btlayout UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btlayout';
 SELECT * FROM mirror_gaps ORDER BY 1, 2;
+-- 1.2: seven, the descents' recent-buffer pins last
+SELECT recent_buffer_hits >= 0 AS recent_counted FROM btlayout_search_stats();
 
 -- The recreated family and class belong to the extension again
 SELECT pg_describe_object(d.classid, d.objid, 0) AS member

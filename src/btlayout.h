@@ -51,6 +51,7 @@ typedef struct BtlOptions
 	int			layout;			/* a BtlLayout */
 	bool		prefetch;		/* prefetch in the layout-directed search */
 	bool		lookup_relayout;	/* lookups relayout stale pages they meet */
+	bool		recent_buffers; /* descents pin pages where they were last */
 } BtlOptions;
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
@@ -73,6 +74,8 @@ typedef struct BtlOptions
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->prefetch : true)
 #define BtlGetLookupRelayout(rel) \
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->lookup_relayout : true)
+#define BtlGetRecentBuffers(rel) \
+	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->recent_buffers : true)
 
 /*
  * A page laid out with inserts since is served by the layout-directed
@@ -168,6 +171,8 @@ typedef struct BtlSearchCounters
 										 * since their layout */
 	uint64		lookup_relayouts;	/* pages rewritten after lookups met them */
 	uint64		ordinary_searches;	/* searches through line pointers */
+	uint64		recent_buffer_hits; /* descent steps that pinned a page in
+									 * the buffer it was in last time */
 } BtlSearchCounters;
 
 extern BtlSearchCounters btl_search_counters;
@@ -178,6 +183,10 @@ extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
 								Buffer buf);
 extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 						 Snapshot snapshot);
+
+/* recent.c */
+extern int	btl_recent_buffers;
+extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);

@@ -76,6 +76,7 @@ typedef struct BtlSearchKey
 {
 	int			layout;			/* the index's layout (a BtlLayout) */
 	bool		prefetch;		/* prefetch what the layout walk needs next */
+	bool		recent_buffers; /* pin pages where they were last (recent.c) */
 	bool		note_stale;		/* note stale pages for a lookup relayout */
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */

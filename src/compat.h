@@ -52,6 +52,13 @@
 #define btl_class_ownercheck(relid, roleid) pg_class_ownercheck((relid), (roleid))
 #endif
 
+/* ... and the type of a relation's file locator (recent.c keys maps by it) */
+#if PG_VERSION_NUM >= 160000
+typedef RelFileLocator BtlRelFileLocator;
+#else
+typedef RelFileNode BtlRelFileLocator;
+#endif
+
 /* 16: parsing a qualified name can report errors softly */
 #if PG_VERSION_NUM >= 160000
 #define btl_qualified_name_list(str)	stringToQualifiedNameList((str), NULL)

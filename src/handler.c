@@ -48,6 +48,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	{"layout", RELOPT_TYPE_ENUM, offsetof(BtlOptions, layout)},
 	{"prefetch", RELOPT_TYPE_BOOL, offsetof(BtlOptions, prefetch)},
 	{"lookup_relayout", RELOPT_TYPE_BOOL, offsetof(BtlOptions, lookup_relayout)},
+	{"recent_buffers", RELOPT_TYPE_BOOL, offsetof(BtlOptions, recent_buffers)},
 };
 
 bool		btl_prefetch = true;
@@ -137,6 +138,11 @@ _PG_init(void)
 					   true,
 					   ShareUpdateExclusiveLock);
 
+	add_bool_reloption(btl_relopt_kind, "recent_buffers",
+					   "Lets descents pin the pages of this btlayout index in the buffers they were in last time",
+					   true,
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomBoolVariable("btlayout.prefetch",
 							 "Prefetch what the layout-directed search needs next.",
 							 "Off turns prefetching off for every btlayout index; "
@@ -155,6 +161,19 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("btlayout.recent_buffers",
+							"Blocks per btlayout index whose buffer a backend remembers for its descents.",
+							"A descent pins a page in the buffer it was in last time "
+							"when that buffer still holds it, instead of looking the "
+							"page up in the shared buffer mapping table; 0 turns "
+							"this off for every index, other values leave it to "
+							"each index's recent_buffers option.",
+							&btl_recent_buffers,
+							262144,
+							0, INT_MAX / (int) sizeof(Buffer),
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 	DefineCustomEnumVariable("btlayout.compare_isa",
 							 "Instruction set of the string compare core of the BIN operator classes.",
 							 "Defaults to the best this machine supports; "

@@ -420,17 +420,25 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 }
 
 /*
- * Step down to a child: nbtree's _bt_relandgetbuf(), but with the child
- * page's header and special space prefetched as soon as its buffer is
- * pinned, so that their cache misses overlap taking the lock instead of
- * following it (_bt_checkpage() reads both right after).
+ * Step down to a child: nbtree's _bt_relandgetbuf(), but pinning the child
+ * in the buffer it was in last time if it is still there (recent.c), and
+ * with the child page's header and special space prefetched as soon as its
+ * buffer is pinned, so that their cache misses overlap taking the lock
+ * instead of following it (_bt_checkpage() reads both right after).
  */
 static Buffer
-step_down(Relation rel, Buffer buf, BlockNumber child, bool prefetch)
+step_down(Relation rel, Buffer buf, BlockNumber child,
+		  const BtlSearchKey *key)
 {
 	_bt_unlockbuf(rel, buf);
-	buf = ReleaseAndReadBuffer(buf, rel, child);
-	if (prefetch)
+	if (key->recent_buffers)
+	{
+		ReleaseBuffer(buf);
+		buf = btl_read_recent(rel, child);
+	}
+	else
+		buf = ReleaseAndReadBuffer(buf, rel, child);
+	if (key->prefetch)
 	{
 		const char *page = (const char *) BufferGetPage(buf);
 
@@ -517,7 +525,7 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
-		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key->prefetch);
+		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key);
 	}
 
 	return buf;

@@ -317,8 +317,8 @@ Datum
 btlayout_search_stats(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[6];
-	bool		nulls[6] = {false};
+	Datum		values[7];
+	bool		nulls[7] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -329,6 +329,8 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	values[3] = Int64GetDatum(btl_search_counters.ordinary_searches);
 	values[4] = Int64GetDatum(btl_search_counters.layout_with_inserts);
 	values[5] = Int64GetDatum(btl_search_counters.lookup_relayouts);
+	/* from 1.2 on; the tuple has as many columns as the function's result */
+	values[6] = Int64GetDatum(btl_search_counters.recent_buffer_hits);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -1,0 +1,98 @@
+--
+-- Recent buffers: a descent pins each page in the buffer it was in the last
+-- time this backend read it, when ReadRecentBuffer() finds it still there.
+-- The answers stay right when the index gets a new relation file (REINDEX,
+-- TRUNCATE), for temporary indexes (local buffers), and with the mechanism
+-- off (the setting, the option), which the counter shows.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS btlayout;
+RESET client_min_messages;
+
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET btlayout.recent_buffers = 262144;
+
+CREATE TEMP TABLE hits0 AS SELECT recent_buffer_hits AS n FROM btlayout_search_stats();
+CREATE FUNCTION hits() RETURNS bigint LANGUAGE sql AS $$
+  SELECT s.recent_buffer_hits - h.n FROM btlayout_search_stats() s, hits0 h
+$$;
+CREATE PROCEDURE reset_hits() LANGUAGE sql AS $$
+  UPDATE hits0 SET n = (SELECT recent_buffer_hits FROM btlayout_search_stats());
+$$;
+
+-- Look up 300 keys of tbl (k = 7 * i) through its index; the number of
+-- wrong counts against what the table holds (every key 0 .. max once)
+CREATE FUNCTION wrong_lookups(tbl text, maxkey int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  wrong int := 0;
+  got bigint;
+BEGIN
+  FOR i IN 0 .. 299 LOOP
+    EXECUTE format('SELECT count(*) FROM %I WHERE k = $1', tbl) INTO got USING 7 * i;
+    IF got <> (7 * i <= maxkey)::int THEN
+      wrong := wrong + 1;
+    END IF;
+  END LOOP;
+  RETURN wrong;
+END
+$$;
+
+CREATE TABLE r (k int4);
+INSERT INTO r SELECT g FROM generate_series(0, 99999) g;
+CREATE INDEX r_k ON r USING btlayout (k);
+
+-- First lookups read each page the ordinary way; later ones find them
+CALL reset_hits();
+SELECT wrong_lookups('r', 99999) AS wrong;
+SELECT wrong_lookups('r', 99999) AS wrong;
+SELECT hits() > 300 AS pinned_where_they_were;
+
+-- A new relation file: the map of the old one is no help, answers right
+SELECT pg_relation_filenode('r_k') AS before \gset
+REINDEX INDEX r_k;
+SELECT pg_relation_filenode('r_k') <> :before AS new_file;
+SELECT wrong_lookups('r', 99999) AS wrong;
+TRUNCATE r;
+INSERT INTO r SELECT g FROM generate_series(0, 999) g;
+SELECT wrong_lookups('r', 999) AS wrong;
+SELECT wrong_lookups('r', 999) AS wrong;
+-- the same blocks again, now holding other keys, in the same buffers or not
+DELETE FROM r;
+VACUUM r;
+INSERT INTO r SELECT g FROM generate_series(0, 1999) g;
+SELECT wrong_lookups('r', 1999) AS wrong;
+
+-- Switched off: by the setting, then by the index's option
+CALL reset_hits();
+SET btlayout.recent_buffers = 0;
+SELECT wrong_lookups('r', 1999) AS wrong;
+SELECT hits() AS hits_with_setting_off;
+RESET btlayout.recent_buffers;
+ALTER INDEX r_k SET (recent_buffers = off);
+SELECT wrong_lookups('r', 1999) AS wrong;
+SELECT hits() AS hits_with_option_off;
+ALTER INDEX r_k RESET (recent_buffers);
+
+-- A map of one block remembers only the metapage's, which no descent reads
+SET btlayout.recent_buffers = 1;
+SELECT wrong_lookups('r', 1999) AS wrong;
+SELECT hits() AS hits_with_one_block;
+RESET btlayout.recent_buffers;
+
+-- A temporary index lives in local buffers
+CREATE TEMP TABLE tr (k int4);
+INSERT INTO tr SELECT g FROM generate_series(0, 49999) g;
+CREATE INDEX tr_k ON tr USING btlayout (k);
+CALL reset_hits();
+SELECT wrong_lookups('tr', 49999) AS wrong;
+SELECT wrong_lookups('tr', 49999) AS wrong;
+SELECT hits() > 300 AS local_pinned_where_they_were;
+
+-- Bad values of the setting
+SET btlayout.recent_buffers = -1;
+
+DROP TABLE r, tr;
+DROP FUNCTION wrong_lookups(text, int), hits();
+DROP PROCEDURE reset_hits();
