@@ -41,17 +41,6 @@ btl_btorder_node_items(int width)
 	return Min(Max(items, BTL_BTORDER_MIN_NODE), BTL_BTORDER_MAX_NODE);
 }
 
-/* Items per group of the blocked layout: about the square root of n */
-int
-btl_blocked_group_size(int n)
-{
-	int			g = 1;
-
-	while ((g + 1) * (g + 1) <= n)
-		g++;
-	return g;
-}
-
 /*
  * Record, for the recursive split of the subtree rooted at depth d0 with
  * the given height, where its bottom trees' roots are; then split the top

@@ -29,6 +29,9 @@
 #define BTLAYOUT_LAYOUT_H
 
 #include "c.h"
+
+#include <math.h>
+
 #include "port/pg_bitutils.h"
 
 typedef enum BtlLayout
@@ -74,7 +77,6 @@ typedef struct BtlVebTables
 
 extern const char *btl_layout_name(BtlLayout layout);
 extern int	btl_btorder_node_items(int width);
-extern int	btl_blocked_group_size(int n);
 extern const BtlVebTables *btl_veb_tables(int n);
 extern void btl_layout_ranks(BtlLayout layout, int n, int node,
 							 uint16 *slot_rank);
@@ -220,6 +222,18 @@ btl_lower_bound_run(int first, int count, void *ctx, BtlLessFn less)
 			count = half;
 	}
 	return lo;
+}
+
+/*
+ * Items per group of the blocked layout: the largest g with g * g <= n, at
+ * least 1.  Every visit of a blocked page needs it, so it is one square
+ * root rather than a loop: the square root is correctly rounded, so for
+ * the item counts of a page (far below 2^52) its integer part is exact.
+ */
+static inline int
+btl_blocked_group_size(int n)
+{
+	return Max(1, (int) sqrt((double) n));
 }
 
 /*

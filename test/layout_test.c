@@ -203,6 +203,16 @@ main(void)
 
 	for (n = 1; n <= MAX_PAGE_ITEMS; n++)
 	{
+		int			g = btl_blocked_group_size(n);
+
+		/* the blocked layout's group size: the integer square root */
+		checks++;
+		if (g < 1 || (g > 1 && g * g > n) || (g + 1) * (g + 1) <= n)
+		{
+			printf("blocked group size of %d items: %d\n", n, g);
+			failures++;
+		}
+
 		test_layout(BTL_LAYOUT_EYTZINGER, n, 0);
 		test_layout(BTL_LAYOUT_VEB, n, 0);
 		test_layout(BTL_LAYOUT_BLOCKED, n, 0);
