@@ -42,6 +42,7 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	int			indnatts = IndexRelationGetNumberOfAttributes(rel);
+	bool		readahead = btl_scan_reads_ahead(rel);
 	bool		continuescan = true;
 	int			itemIndex;
 
@@ -53,10 +54,16 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	if (ScanDirectionIsForward(dir))
 	{
 		itemIndex = 0;
-		for (offnum = Max(offnum, minoff); offnum <= maxoff; offnum++)
+		offnum = Max(offnum, minoff);
+		if (readahead)
+			btl_read_ahead_start(page, offnum, 1, minoff, maxoff);
+		for (; offnum <= maxoff; offnum++)
 		{
 			ItemId		iid = PageGetItemId(page, offnum);
 			IndexTuple	itup;
+
+			if (readahead)
+				btl_read_ahead(page, offnum + BTL_READ_AHEAD, minoff, maxoff);
 
 			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
 				continue;
@@ -85,11 +92,17 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	else
 	{
 		itemIndex = MaxTIDsPerBTreePage;
-		for (offnum = Min(offnum, maxoff); offnum >= minoff; offnum--)
+		offnum = Min(offnum, maxoff);
+		if (readahead)
+			btl_read_ahead_start(page, offnum, -1, minoff, maxoff);
+		for (; offnum >= minoff; offnum--)
 		{
 			ItemId		iid = PageGetItemId(page, offnum);
 			IndexTuple	itup;
 			bool		alive = true;
+
+			if (readahead)
+				btl_read_ahead(page, offnum - BTL_READ_AHEAD, minoff, maxoff);
 
 			/*
 			 * A killed tuple is skipped, except the page's first, whose keys
