@@ -48,12 +48,16 @@
 #include "access/xloginsert.h"
 #include "binops.h"
 #include "build.h"
+#include "catalog/pg_opfamily.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/tuplesort.h"
 
 /*
@@ -470,6 +474,41 @@ load_sorted(BtlWriter *w, BtlSpool *spool)
 }
 
 /*
+ * The operator key column i is sorted by: "<", or ">" for a DESC column, of
+ * its operator family.  A family without it cannot order the index (a
+ * class made by hand; amvalidate() says so too): refused before any sort,
+ * on every version, although 18's index tuplesort would sort with the
+ * comparison function alone.
+ */
+Oid
+btl_sort_operator(Relation index, int i)
+{
+	int16		strategy = (index->rd_indoption[i] & INDOPTION_DESC) ?
+		BTGreaterStrategyNumber : BTLessStrategyNumber;
+	Oid			opno = get_opfamily_member(index->rd_opfamily[i],
+										   index->rd_opcintype[i],
+										   index->rd_opcintype[i],
+										   strategy);
+
+	if (!OidIsValid(opno))
+	{
+		HeapTuple	tup = SearchSysCache1(OPFAMILYOID,
+										  ObjectIdGetDatum(index->rd_opfamily[i]));
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for operator family %u",
+				 index->rd_opfamily[i]);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("operator family \"%s\" of access method btlayout has no operator of strategy %d for type %s",
+						NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname),
+						strategy, format_type_be(index->rd_opcintype[i])),
+				 errhint("Check the operator class with amvalidate().")));
+	}
+	return opno;
+}
+
+/*
  * Scan the heap into a spool, with workers when the build may have them.
  * Returns the spool to read the sorted tuples from (sorted), and the
  * parallel build's leader state, if there are workers, through *leaderp.
@@ -549,6 +588,8 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	/* BIN classes of collatable types need the "C" collation */
 	btl_check_bin_collations(index);
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+		(void) btl_sort_operator(index, i);
 
 	spool = spool_heap(heap, index, indexInfo, &reltuples, &indtuples,
 					   &leader);

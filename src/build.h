@@ -47,6 +47,9 @@ extern void btl_spool_performsort(BtlSpool *spool, bool progress);
 extern IndexTuple btl_spool_next(BtlSpool *spool);
 extern void btl_spool_end(BtlSpool *spool);
 
+/* build.c */
+extern Oid	btl_sort_operator(Relation index, int i);
+
 /* build_parallel.c */
 typedef struct BtlBuildLeader BtlBuildLeader;
 

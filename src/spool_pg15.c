@@ -34,7 +34,6 @@
 
 #include "build.h"
 #include "catalog/index.h"
-#include "catalog/pg_opfamily.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
@@ -42,7 +41,6 @@
 #include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 
 struct BtlSpool
 {
@@ -119,29 +117,9 @@ sort_begin(Relation index, TupleDesc sortdesc, int sortmem,
 	for (i = 0; i < nkeyatts; i++)
 	{
 		int16		option = index->rd_indoption[i];
-		int16		strategy = (option & INDOPTION_DESC) ?
-			BTGreaterStrategyNumber : BTLessStrategyNumber;
 
 		attnums[i] = i + 1;
-		sortops[i] = get_opfamily_member(index->rd_opfamily[i],
-										 index->rd_opcintype[i],
-										 index->rd_opcintype[i],
-										 strategy);
-		if (!OidIsValid(sortops[i]))
-		{
-			HeapTuple	tup = SearchSysCache1(OPFAMILYOID,
-											  ObjectIdGetDatum(index->rd_opfamily[i]));
-
-			if (!HeapTupleIsValid(tup))
-				elog(ERROR, "cache lookup failed for operator family %u",
-					 index->rd_opfamily[i]);
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("operator family \"%s\" of access method btlayout has no operator of strategy %d for type %s",
-							NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname),
-							strategy, format_type_be(index->rd_opcintype[i])),
-					 errhint("Check the operator class with amvalidate().")));
-		}
+		sortops[i] = btl_sort_operator(index, i);
 		collations[i] = index->rd_indcollation[i];
 		nullsfirst[i] = (option & INDOPTION_NULLS_FIRST) != 0;
 	}
