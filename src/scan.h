@@ -23,8 +23,10 @@
  * (read by our code; nbtree's own _bt_readpage reads the pages after it)
  * prefetches the body BTL_READ_AHEAD items ahead of the one it checks.
  * Only an address is computed from the line pointer, which lies inside the
- * line pointer array (off between minoff and maxoff); a prefetch never
- * faults, whatever the line pointer holds.
+ * line pointer array (off between minoff and maxoff), with its offset as
+ * it is (an unused or dead one included, which PageGetItem() would refuse
+ * in an assertion-enabled build); a prefetch never faults, whatever the
+ * line pointer holds.
  */
 #define BTL_READ_AHEAD	8
 
@@ -32,7 +34,8 @@ static inline void
 btl_read_ahead(Page page, int off, OffsetNumber minoff, OffsetNumber maxoff)
 {
 	if (off >= minoff && off <= maxoff)
-		__builtin_prefetch(PageGetItem(page, PageGetItemId(page, off)), 0, 3);
+		__builtin_prefetch((char *) page +
+						   ItemIdGetOffset(PageGetItemId(page, off)), 0, 3);
 }
 
 /* Start the read-ahead at offnum, step +1 or -1 */
