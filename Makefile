@@ -23,14 +23,15 @@ OBJS = \
 	src/compare.o \
 	src/search.o \
 	src/recent.o \
+	src/upper.o \
 	src/scan.o \
 	src/scan_pg15.o \
 	src/scan_pg18.o
 
 EXTENSION = btlayout
-DATA = sql/btlayout--1.0.sql sql/btlayout--1.0--1.1.sql sql/btlayout--1.1--1.2.sql
+DATA = sql/btlayout--1.0.sql sql/btlayout--1.0--1.1.sql sql/btlayout--1.1--1.2.sql sql/btlayout--1.2--1.3.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries types search recent bin sortsupport roles badinput update
+REGRESS = btlayout opclasses oracle layouts check queries types search recent upper bin sortsupport roles badinput update
 
 TAP_TESTS = 1
 

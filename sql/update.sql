@@ -5,7 +5,8 @@
 -- support functions; t/012_pg_upgrade.pl does that for real).  Here the
 -- old copy is made by hand, in a database of its own: members and a whole
 -- family missing from a 1.0 installation.  1.1 to 1.2 gives
--- btlayout_search_stats() its recent-buffer column.
+-- btlayout_search_stats() its recent-buffer column, 1.2 to 1.3 its
+-- upper-level copy columns and btlayout_upper_copy_pages().
 --
 \set regress_db :DBNAME
 CREATE DATABASE btlayout_update;
@@ -69,8 +70,12 @@ FROM btlayout_search_stats();
 ALTER EXTENSION btlayout UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btlayout';
 SELECT * FROM mirror_gaps ORDER BY 1, 2;
--- 1.2: seven, the descents' recent-buffer pins last
-SELECT recent_buffer_hits >= 0 AS recent_counted FROM btlayout_search_stats();
+-- 1.2: seven, the descents' recent-buffer pins; 1.3: nine, the lookups
+-- from the copy of the upper levels last, and the copy's page count
+SELECT recent_buffer_hits >= 0 AS recent_counted,
+       upper_copy_hits >= 0 AND upper_copy_misses >= 0 AS copy_counted
+FROM btlayout_search_stats();
+SELECT btlayout_upper_copy_pages('t_k') >= 0 AS copy_pages;
 
 -- The recreated family and class belong to the extension again
 SELECT pg_describe_object(d.classid, d.objid, 0) AS member

@@ -52,6 +52,8 @@ typedef struct BtlOptions
 	bool		prefetch;		/* prefetch in the layout-directed search */
 	bool		lookup_relayout;	/* lookups relayout stale pages they meet */
 	bool		recent_buffers; /* descents pin pages where they were last */
+	bool		upper_copy;		/* lookups start from a copy of the upper
+								 * levels */
 } BtlOptions;
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
@@ -76,6 +78,8 @@ typedef struct BtlOptions
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->lookup_relayout : true)
 #define BtlGetRecentBuffers(rel) \
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->recent_buffers : true)
+#define BtlGetUpperCopy(rel) \
+	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->upper_copy : true)
 
 /*
  * A page laid out with inserts since is served by the layout-directed
@@ -173,6 +177,11 @@ typedef struct BtlSearchCounters
 	uint64		ordinary_searches;	/* searches through line pointers */
 	uint64		recent_buffer_hits; /* descent steps that pinned a page in
 									 * the buffer it was in last time */
+	uint64		upper_copy_hits;	/* lookups that went from the copy of the
+									 * upper levels to a leaf that proved to
+									 * be theirs */
+	uint64		upper_copy_misses;	/* ... whose leaf did not, or whose
+									 * copy lacked a page on the way */
 } BtlSearchCounters;
 
 extern BtlSearchCounters btl_search_counters;
@@ -187,6 +196,16 @@ extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 /* recent.c */
 extern int	btl_recent_buffers;
 extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
+
+/* upper.c */
+typedef struct BtlUpperCopy BtlUpperCopy;
+extern int	btl_upper_copy;
+extern void btl_upper_copy_assign(int newval, void *extra);
+extern void btl_upper_invalidate(Datum arg, Oid relid);
+extern BtlUpperCopy *btl_upper_copy_of(Relation rel);
+extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
+extern Page btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno);
+extern void btl_upper_remember(Relation rel, Buffer buf, bool top);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);

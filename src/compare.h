@@ -77,6 +77,8 @@ typedef struct BtlSearchKey
 	int			layout;			/* the index's layout (a BtlLayout) */
 	bool		prefetch;		/* prefetch what the layout walk needs next */
 	bool		recent_buffers; /* pin pages where they were last (recent.c) */
+	bool		upper_copy;		/* start from the copy of the upper levels
+								 * (upper.c) */
 	bool		note_stale;		/* note stale pages for a lookup relayout */
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */

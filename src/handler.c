@@ -29,6 +29,7 @@
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -49,6 +50,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	{"prefetch", RELOPT_TYPE_BOOL, offsetof(BtlOptions, prefetch)},
 	{"lookup_relayout", RELOPT_TYPE_BOOL, offsetof(BtlOptions, lookup_relayout)},
 	{"recent_buffers", RELOPT_TYPE_BOOL, offsetof(BtlOptions, recent_buffers)},
+	{"upper_copy", RELOPT_TYPE_BOOL, offsetof(BtlOptions, upper_copy)},
 };
 
 bool		btl_prefetch = true;
@@ -143,6 +145,11 @@ _PG_init(void)
 					   true,
 					   ShareUpdateExclusiveLock);
 
+	add_bool_reloption(btl_relopt_kind, "upper_copy",
+					   "Lets lookups in this btlayout index start from this backend's copy of its upper levels",
+					   true,
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomBoolVariable("btlayout.prefetch",
 							 "Prefetch what the layout-directed search needs next.",
 							 "Off turns prefetching off for every btlayout index; "
@@ -174,6 +181,19 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("btlayout.upper_copy",
+							"Memory per backend for copies of the upper levels of btlayout indexes.",
+							"A lookup searches this backend's copy of the index's "
+							"internal pages down to a leaf, which must prove under "
+							"its lock that it holds the key's position, instead of "
+							"locking every level; 0 turns this off for every index, "
+							"other values leave it to each index's upper_copy option.",
+							&btl_upper_copy,
+							4096,
+							0, MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, btl_upper_copy_assign, NULL);
 	DefineCustomEnumVariable("btlayout.compare_isa",
 							 "Instruction set of the string compare core of the BIN operator classes.",
 							 "Defaults to the best this machine supports; "
@@ -196,6 +216,9 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("btlayout");
+
+	/* Copies of upper levels go with their index's relcache entry */
+	CacheRegisterRelcacheCallback(btl_upper_invalidate, (Datum) 0);
 
 	btl_wal_register();
 	btlayout_install_conflict_hook();

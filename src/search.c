@@ -354,30 +354,32 @@ fallback:
 }
 
 /*
- * The in-page search of the page in buf (locked), with the results of
- * nbtree's _bt_binsrch() for scans: on a leaf, the offset of the first item
- * not below the key (maxoff + 1 if none); on an internal page, the offset
- * of the downlink to follow.  The minus-infinity item, first on an internal
- * page, is below every key, so the search starts after it.
+ * The in-page search of a page, with the results of nbtree's _bt_binsrch()
+ * for scans: on a leaf, the offset of the first item not below the key
+ * (maxoff + 1 if none); on an internal page, the offset of the downlink to
+ * follow.  The minus-infinity item, first on an internal page, is below
+ * every key, so the search starts after it.  The page is the one in buf
+ * (locked), or, with buf invalid, an image in this backend's copy of the
+ * upper levels (upper.c) of block blkno.
  *
  * A page claiming more line pointers than a page can hold (a damaged
  * pd_lower that the buffer manager's header check lets through) is refused
  * here, once per page visit, so that neither search indexes its tables or
  * reads line pointers by a count no page can have.
  *
- * A page the layout-directed search could not serve because it is in
- * nbtree's own order (its high key's body at the top of the page, where a
- * split or a deduplication pass puts it, and no layout does), or served
+ * A page in buf the layout-directed search could not serve because it is
+ * in nbtree's own order (its high key's body at the top of the page, where
+ * a split or a deduplication pass puts it, and no layout does), or served
  * with many items inserted since the layout, is noted for a relayout when
  * the scan ends (relayout.c), if the index lets lookups do that.  Not a
  * page the search cannot serve in any order (items of several widths): a
  * relayout would not help it.  Not the rightmost page of a level, where
  * appends go: every lookup after every append would rewrite it.
  */
-OffsetNumber
-btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
+static OffsetNumber
+binsrch_page(Relation rel, const BtlSearchKey *key, Page page,
+			 BlockNumber blkno, Buffer buf)
 {
-	Page		page = BufferGetPage(buf);
 	BTPageOpaque opaque = BTPageGetOpaque(page);
 	bool		isleaf = P_ISLEAF(opaque);
 	OffsetNumber low = P_FIRSTDATAKEY(opaque);
@@ -390,7 +392,7 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" contains corrupted page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+						RelationGetRelationName(rel), blkno),
 				 errdetail("The page has %u line pointers; a page holds at most %u.",
 						   (unsigned) maxoff, (unsigned) MaxIndexTuplesPerPage)));
 	if (unlikely(maxoff < low))
@@ -413,31 +415,36 @@ btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
 		btl_search_counters.ordinary_searches++;
 		result = search_ordinary(rel, key, page, first, maxoff + 1);
 	}
-	if (unlikely(stale) && key->note_stale)
+	if (unlikely(stale) && key->note_stale && BufferIsValid(buf))
 		btl_note_stale_page(rel, buf);
 
 	return isleaf ? result : OffsetNumberPrev(result);
 }
 
+OffsetNumber
+btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
+{
+	return binsrch_page(rel, key, BufferGetPage(buf),
+						BufferGetBlockNumber(buf), buf);
+}
+
 /*
- * Step down to a child: nbtree's _bt_relandgetbuf(), but pinning the child
- * in the buffer it was in last time if it is still there (recent.c), and
- * with the child page's header and special space prefetched as soon as its
- * buffer is pinned, so that their cache misses overlap taking the lock
- * instead of following it (_bt_checkpage() reads both right after).
+ * Pin block blkno: in the buffer it was in last time if it is still there
+ * (recent.c), else through the buffer mapping table; then prefetch the
+ * page's header and special space as soon as its buffer is pinned, so that
+ * their cache misses overlap taking the lock instead of following it
+ * (_bt_checkpage() and the checks of a leaf read both right after), and
+ * lock it for reading.
  */
 static Buffer
-step_down(Relation rel, Buffer buf, BlockNumber child,
-		  const BtlSearchKey *key)
+read_and_lock(Relation rel, BlockNumber blkno, const BtlSearchKey *key)
 {
-	_bt_unlockbuf(rel, buf);
+	Buffer		buf;
+
 	if (key->recent_buffers)
-	{
-		ReleaseBuffer(buf);
-		buf = btl_read_recent(rel, child);
-	}
+		buf = btl_read_recent(rel, blkno);
 	else
-		buf = ReleaseAndReadBuffer(buf, rel, child);
+		buf = ReadBuffer(rel, blkno);
 	if (key->prefetch)
 	{
 		const char *page = (const char *) BufferGetPage(buf);
@@ -446,6 +453,16 @@ step_down(Relation rel, Buffer buf, BlockNumber child,
 		__builtin_prefetch(page + BLCKSZ - MAXALIGN(sizeof(BTPageOpaqueData)), 0, 3);
 	}
 	_bt_lockbuf(rel, buf, BT_READ);
+	return buf;
+}
+
+/* Step down to a child: nbtree's _bt_relandgetbuf(), with read_and_lock() */
+static Buffer
+step_down(Relation rel, Buffer buf, BlockNumber child,
+		  const BtlSearchKey *key)
+{
+	_bt_relbuf(rel, buf);
+	buf = read_and_lock(rel, child, key);
 	_bt_checkpage(rel, buf);
 	return buf;
 }
@@ -496,15 +513,137 @@ move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
 }
 
 /*
+ * Does the leaf page prove that it is the page the ordinary descent would
+ * end on for the key?  (Read-locked by the caller; see btl_search().)
+ */
+static bool
+leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
+{
+	int			cmpval = key->nextkey ? 0 : 1;
+	BTPageOpaque opaque;
+	OffsetNumber first;
+
+	if (PageIsNew(page) ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)))
+		return false;
+	opaque = BTPageGetOpaque(page);
+	if (!P_ISLEAF(opaque) || page_left_of_key(rel, key, page, opaque) ||
+		P_IGNORE(opaque))
+		return false;
+	if (P_LEFTMOST(opaque))
+		return true;
+	first = P_FIRSTDATAKEY(opaque);
+	if (PageGetMaxOffsetNumber(page) < first ||
+		PageGetMaxOffsetNumber(page) > MaxIndexTuplesPerPage)
+		return false;
+	return btl_compare(key, rel,
+					   (IndexTuple) PageGetItem(page,
+												PageGetItemId(page, first))) >= cmpval;
+}
+
+/*
+ * The leaf for the key through this backend's copy of the upper levels
+ * (upper.c), read-locked and proven to be the key's; InvalidBuffer if the
+ * copy has no path to a leaf or the leaf it names is not the key's.
+ */
+static Buffer
+search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+{
+	BtlUpperCopy *copy = btl_upper_copy_of(rel);
+	BlockNumber blkno;
+	uint32		level;
+	Page		page;
+	Buffer		buf;
+
+	if (copy == NULL)
+		return InvalidBuffer;
+
+	/*
+	 * Each image is of an internal page; the levels of a stale copy need
+	 * not chain, so each step must go one level down, which ends the walk.
+	 */
+	blkno = btl_upper_start(copy);
+	level = PG_UINT32_MAX;		/* the first image's, whatever it is */
+	while ((page = btl_upper_page(copy, blkno)) != NULL)
+	{
+		BTPageOpaque opaque = BTPageGetOpaque(page);
+		OffsetNumber offnum;
+
+		if (opaque->btpo_level == 0 ||
+			(level != PG_UINT32_MAX && opaque->btpo_level != level))
+			break;
+		level = opaque->btpo_level - 1;
+		offnum = binsrch_page(rel, key, page, blkno, InvalidBuffer);
+		blkno = BTreeTupleGetDownLink((IndexTuple)
+									  PageGetItem(page,
+												  PageGetItemId(page, offnum)));
+		if (level > 0)
+			continue;
+
+		buf = read_and_lock(rel, blkno, key);
+		if (leaf_holds_key(rel, key, BufferGetPage(buf)))
+		{
+			btl_test_for_old_snapshot(snapshot, rel, BufferGetPage(buf));
+			btl_search_counters.upper_copy_hits++;
+			return buf;
+		}
+		_bt_relbuf(rel, buf);
+		break;
+	}
+	btl_search_counters.upper_copy_misses++;
+	return InvalidBuffer;
+}
+
+/*
  * Descend from the root to the leaf page where the first item not below
  * the key is, or would be.  Returns that page's buffer, read-locked, or
  * InvalidBuffer if the index is empty.
+ *
+ * With a copy of the upper levels, the search first goes down the copy to
+ * a leaf and keeps it if the leaf proves to be the one this descent would
+ * end on.  Why that proof is enough: let "t is before the key" mean
+ * btl_compare(key, t) >= cmpval (cmpval 1, or 0 for nextkey), the test by
+ * which the descent moves right of a high key and nbtree's _bt_binsrch()
+ * passes a pivot.  In a heapkeyspace index every tuple of a level, high
+ * keys and pivots included, sorts in one order in which each page's items
+ * lie above its low bound (its left sibling's high key) and not above its
+ * high key, and "before the key" holds for an initial segment of that
+ * order: the property every descent relies on.  The descent ends, after
+ * any moves right, on the live leaf whose low bound is before the key (or
+ * which is leftmost) and whose high key is not (or which is rightmost);
+ * the leaves' bounds partition the order, so exactly one leaf is that.  A
+ * leaf read under its read lock that is live, whose high key is not before
+ * the key (or which is rightmost) and whose first data item is before it
+ * (so that its low bound, not above that item, is too), or which is
+ * leftmost, is therefore that leaf, at the time of the lock, exactly as
+ * the leaf of an ordinary descent is the key's at the time of its lock:
+ * a scan starting there reads what a scan starting after an ordinary
+ * descent reads, nextkey, backward (whose rules for truncated pivots
+ * btl_compare() applies) and equality scans alike, and duplicates of the
+ * key on pages to the left are excluded by the first item being before
+ * the key.  Nothing else of the copy matters: a stale copy, a leaf split,
+ * deleted, recycled elsewhere or on another level, or a page without data
+ * items fails the proof, and the ordinary descent runs.  An index that is
+ * not heapkeyspace never uses the copy (compare.c).
+ *
+ * The ordinary descent keeps an image of each internal page it searches
+ * in the copy (after moving right, so the image is of the page it used),
+ * the first one as where the copy's descents start.
  */
 Buffer
 btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 {
-	Buffer		buf = btl_getroot(rel, BT_READ);
+	Buffer		buf;
+	bool		top = true;
 
+	if (key->upper_copy)
+	{
+		buf = search_copy(rel, key, snapshot);
+		if (BufferIsValid(buf))
+			return buf;
+	}
+
+	buf = btl_getroot(rel, BT_READ);
 	while (BufferIsValid(buf))
 	{
 		Page		page = BufferGetPage(buf);
@@ -523,6 +662,9 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		if (P_ISLEAF(opaque))
 			break;
 
+		if (key->upper_copy)
+			btl_upper_remember(rel, buf, top);
+		top = false;
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
 		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key);

@@ -317,8 +317,8 @@ Datum
 btlayout_search_stats(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7] = {false};
+	Datum		values[9];
+	bool		nulls[9] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -331,6 +331,9 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	values[5] = Int64GetDatum(btl_search_counters.lookup_relayouts);
 	/* from 1.2 on; the tuple has as many columns as the function's result */
 	values[6] = Int64GetDatum(btl_search_counters.recent_buffer_hits);
+	/* from 1.3 on */
+	values[7] = Int64GetDatum(btl_search_counters.upper_copy_hits);
+	values[8] = Int64GetDatum(btl_search_counters.upper_copy_misses);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -1,0 +1,210 @@
+--
+-- The copy of the upper levels: a lookup goes down this backend's copy of
+-- the index's internal pages to a leaf, which must prove under its lock
+-- that it holds the key's position, else the ordinary descent runs.  Every
+-- scan shape is checked against a sequential scan, on a fresh copy and on
+-- copies made stale by page splits, by page deletion and by the reuse of
+-- deleted pages elsewhere in the key space (VACUUM without an invalidation
+-- of the index), and after REINDEX and TRUNCATE; the counters show which
+-- way the lookups went.  Then the memory cap, eviction, and the setting
+-- and the option that turn it off.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS btlayout;
+RESET client_min_messages;
+
+SET enable_bitmapscan = off;
+SET btlayout.upper_copy = '4MB';
+
+CREATE TEMP TABLE uc0 AS
+  SELECT upper_copy_hits AS hits, upper_copy_misses AS misses
+  FROM btlayout_search_stats();
+CREATE FUNCTION uc_hits() RETURNS bigint LANGUAGE sql AS $$
+  SELECT s.upper_copy_hits - u.hits FROM btlayout_search_stats() s, uc0 u
+$$;
+CREATE FUNCTION uc_misses() RETURNS bigint LANGUAGE sql AS $$
+  SELECT s.upper_copy_misses - u.misses FROM btlayout_search_stats() s, uc0 u
+$$;
+CREATE PROCEDURE uc_reset() LANGUAGE sql AS $$
+  UPDATE uc0 SET hits = s.upper_copy_hits, misses = s.upper_copy_misses
+  FROM btlayout_search_stats() s;
+$$;
+
+-- The scan shapes at key x: equality, >=, > (nextkey), < and <= backward,
+-- a backward range, an array, an equality over duplicates that span pages
+-- (forward and backward), on u (btlayout) and on v, which holds the same
+-- rows in a core btree index; the number of shapes whose answers differ,
+-- over keys from lo to hi by step.
+CREATE FUNCTION shapes_wrong(lo int, hi int, step int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text;
+  a text;
+  b text;
+  wrong int := 0;
+  shapes text[] := ARRAY[
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k = %2$s) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k >= %2$s ORDER BY k LIMIT 3) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k > %2$s ORDER BY k LIMIT 3) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k < %2$s ORDER BY k DESC LIMIT 3) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k <= %2$s ORDER BY k DESC LIMIT 3) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k BETWEEN %2$s - 5 AND %2$s + 5 ORDER BY k DESC) s',
+    'SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k = ANY (ARRAY[%2$s, %2$s + 1, %2$s + 700]) ORDER BY k) s',
+    'SELECT count(*) FROM %1$I WHERE d = (%2$s / 7) %% 40',
+    'SELECT array_agg(d) FROM (SELECT d FROM %1$I WHERE d = (%2$s / 7) %% 40 ORDER BY d DESC LIMIT 2) s'];
+BEGIN
+  FOR x IN lo .. hi BY step LOOP
+    FOREACH q IN ARRAY shapes LOOP
+      EXECUTE format(q, 'u', x) INTO a;
+      EXECUTE format(q, 'v', x) INTO b;
+      IF a IS DISTINCT FROM b THEN
+        RAISE NOTICE 'x = %: % gives % instead of %', x, q, a, b;
+        wrong := wrong + 1;
+      END IF;
+    END LOOP;
+  END LOOP;
+  RETURN wrong;
+END
+$$;
+
+-- 600,000 even keys: three levels, the root and three or more internal
+-- pages above the leaves; d has 40 values whose duplicates span pages.
+-- v is u with core btree indexes, the reference; each change is made to
+-- both.
+CREATE TABLE u (k int4, d int4) WITH (autovacuum_enabled = off);
+INSERT INTO u SELECT 2 * g, (g / 7) % 40 FROM generate_series(0, 599999) g;
+CREATE INDEX u_k ON u USING btlayout (k);
+CREATE INDEX u_d ON u USING btlayout (d) WITH (deduplicate_items = off);
+CREATE TABLE v (LIKE u) WITH (autovacuum_enabled = off);
+INSERT INTO v SELECT * FROM u;
+CREATE INDEX v_k ON v USING btree (k);
+CREATE INDEX v_d ON v USING btree (d) WITH (deduplicate_items = off);
+VACUUM u, v;
+SET enable_seqscan = off;
+
+-- Fresh: the first lookups copy the pages they pass, later ones use them
+CALL uc_reset();
+SELECT shapes_wrong(0, 1199998, 2999) AS wrong;
+SELECT btlayout_upper_copy_pages('u_k') >= 4 AS k_copied,
+       btlayout_upper_copy_pages('u_d') >= 2 AS d_copied;
+SELECT uc_hits() > 1000 AS went_from_copy;
+
+-- Page splits: odd keys into two regions, and no lookup in between
+SELECT pg_relation_size('u_k') AS size_before_splits \gset
+INSERT INTO u SELECT 2 * g + 1, 40 FROM generate_series(100000, 160000) g;
+INSERT INTO u SELECT 2 * g + 1, 40 FROM generate_series(500000, 540000) g;
+INSERT INTO v SELECT 2 * g + 1, 40 FROM generate_series(100000, 160000) g;
+INSERT INTO v SELECT 2 * g + 1, 40 FROM generate_series(500000, 540000) g;
+SELECT pg_relation_size('u_k') > :size_before_splits AS split;
+CALL uc_reset();
+SELECT shapes_wrong(150000, 1199998, 1999) AS wrong;
+SELECT uc_misses() > 0 AS stale_after_splits, uc_hits() > 0 AS still_used;
+
+-- Page deletion and reuse elsewhere, between lookups of this backend:
+-- first free pages (so later splits need not extend the file), then copy,
+-- then delete a region and fill the same number of rows elsewhere, VACUUM
+-- (deleting the region's pages, and, once a transaction id later, putting
+-- them in the free space map), and fill pages above the region and below
+-- the smallest key, which reuse them.  The index keeps its size and its tuple
+-- count, so VACUUM does not update its pg_class row: no invalidation, and
+-- the copy is still there, naming leaves that are gone or hold other keys.
+DELETE FROM u WHERE k BETWEEN 700000 AND 1000000;
+DELETE FROM v WHERE k BETWEEN 700000 AND 1000000;
+VACUUM u, v;
+SELECT txid_current() > 0 AS xid_for_the_horizon;
+VACUUM u, v;
+SELECT shapes_wrong(0, 1199998, 4999) AS wrong;
+SELECT pg_relation_size('u_k') AS size_before \gset
+SELECT count(*) + 20000 AS rows_before FROM u \gset
+WITH gone AS (DELETE FROM u WHERE k BETWEEN 300000 AND 420000 RETURNING 1)
+SELECT count(*) AS deleted FROM gone \gset
+DELETE FROM v WHERE k BETWEEN 300000 AND 420000;
+INSERT INTO u SELECT 2 * g + 1, 41 FROM generate_series(260000, 260000 + :deleted - 1) g;
+INSERT INTO v SELECT 2 * g + 1, 41 FROM generate_series(260000, 260000 + :deleted - 1) g;
+VACUUM u, v;
+SELECT txid_current() > 0 AS xid_for_the_horizon;
+VACUUM u, v;
+INSERT INTO u SELECT 2 * g + 1, 42 FROM generate_series(230000, 239999) g;
+INSERT INTO v SELECT 2 * g + 1, 42 FROM generate_series(230000, 239999) g;
+INSERT INTO u SELECT -g, 42 FROM generate_series(1, 10000) g;
+INSERT INTO v SELECT -g, 42 FROM generate_series(1, 10000) g;
+SELECT pg_relation_size('u_k') = :size_before AS reused_pages,
+       (SELECT count(*) FROM u) = :rows_before AS same_rows;
+SELECT btlayout_upper_copy_pages('u_k') >= 4 AS copy_kept;
+CALL uc_reset();
+SELECT shapes_wrong(-30000, 1199998, 1999) AS wrong;
+SELECT uc_misses() > 0 AS stale_after_deletion;
+SELECT btlayout_check('u_k', true);
+
+-- REINDEX and TRUNCATE: a new relation file, the copy dropped
+REINDEX INDEX u_k;
+SELECT btlayout_upper_copy_pages('u_k') AS copy_after_reindex;
+SELECT shapes_wrong(-30000, 1199998, 9973) AS wrong;
+SELECT btlayout_upper_copy_pages('u_k') > 0 AS copied_again;
+TRUNCATE u, v;
+SELECT btlayout_upper_copy_pages('u_k') AS copy_after_truncate;
+INSERT INTO u SELECT 3 * g, g % 40 FROM generate_series(0, 299999) g;
+INSERT INTO v SELECT * FROM u;
+SELECT shapes_wrong(0, 899997, 9973) AS wrong;
+
+-- The cap: 8kB holds one page image, the top one of the index used last;
+-- below it lookups take the ordinary descent
+SET btlayout.upper_copy = '8kB';
+SELECT btlayout_upper_copy_pages('u_k') AS copy_after_new_cap;
+CALL uc_reset();
+SELECT shapes_wrong(0, 899997, 9973) AS wrong;
+SELECT btlayout_upper_copy_pages('u_k') + btlayout_upper_copy_pages('u_d')
+  AS pages_at_8kb, uc_hits() AS hits_at_8kb;
+
+-- Two indexes in 24kB (three pages): the one used last keeps its copy
+SET btlayout.upper_copy = '24kB';
+SELECT count(*) FROM u WHERE k = 300000;
+SELECT btlayout_upper_copy_pages('u_k') > 0 AS k_copied;
+SELECT count(*) FROM u WHERE d = 20;
+SELECT btlayout_upper_copy_pages('u_d') > 0 AS d_copied,
+       btlayout_upper_copy_pages('u_k') AS k_pages_after_d;
+SET btlayout.upper_copy = '4MB';
+
+-- Switched off: by the setting, then by the index's option
+CALL uc_reset();
+SET btlayout.upper_copy = 0;
+SELECT shapes_wrong(0, 899997, 19997) AS wrong;
+SELECT uc_hits() AS hits_with_setting_off, uc_misses() AS misses_with_setting_off;
+SET btlayout.upper_copy = '4MB';
+ALTER INDEX u_k SET (upper_copy = off);
+ALTER INDEX u_d SET (upper_copy = off);
+SELECT shapes_wrong(0, 899997, 19997) AS wrong;
+SELECT uc_hits() AS hits_with_option_off;
+ALTER INDEX u_k RESET (upper_copy);
+ALTER INDEX u_d RESET (upper_copy);
+
+-- A temporary index (local buffers) is served the same way
+CREATE TEMP TABLE tu (k int4);
+INSERT INTO tu SELECT g FROM generate_series(0, 299999) g;
+CREATE INDEX tu_k ON tu USING btlayout (k);
+CALL uc_reset();
+DO $$
+DECLARE
+  n int;
+BEGIN
+  FOR i IN 0 .. 2000 LOOP
+    SELECT count(*) INTO n FROM tu WHERE k = i * 101;
+  END LOOP;
+END
+$$;
+SELECT uc_hits() > 1000 AS temp_went_from_copy;
+
+-- Bad values of the setting (the wording of the range error differs
+-- between versions: its SQLSTATE does not)
+DO $$
+BEGIN
+  SET btlayout.upper_copy = -1;
+EXCEPTION WHEN invalid_parameter_value THEN
+  RAISE NOTICE 'btlayout.upper_copy = -1 refused: %', SQLSTATE;
+END
+$$;
+SET btlayout.upper_copy = 'lots';
+
+DROP TABLE u, v, tu;
+DROP FUNCTION shapes_wrong(int, int, int), uc_hits(), uc_misses();
+DROP PROCEDURE uc_reset();
