@@ -544,13 +544,16 @@ run_regress()
 
 	# Again, but for the oracle (builds only, no search), with each
 	# mechanism the first pass has on turned off and the other way round:
-	# no prefetching, no lookup relayouts, and the library preloaded, so
-	# that relayouts are logged as btlayout's own WAL records instead of
-	# full-page images
+	# no prefetching, no lookup relayouts, no recent buffers, no copies of
+	# upper levels (the tests of those two switch them on themselves), and
+	# the library preloaded, so that relayouts are logged as btlayout's own
+	# WAL records instead of full-page images
 	{
 		cat "$SCRATCH/temp.conf"
 		echo "btlayout.prefetch = off"
 		echo "btlayout.lookup_relayout = off"
+		echo "btlayout.recent_buffers = 0"
+		echo "btlayout.upper_copy = 0"
 		echo "shared_preload_libraries = 'btlayout'"
 	} >"$SCRATCH/switched.conf"
 	# shellcheck disable=SC2086

@@ -69,7 +69,7 @@ CALL reset_hits();
 SET btlayout.recent_buffers = 0;
 SELECT wrong_lookups('r', 1999) AS wrong;
 SELECT hits() AS hits_with_setting_off;
-RESET btlayout.recent_buffers;
+SET btlayout.recent_buffers = 262144;
 ALTER INDEX r_k SET (recent_buffers = off);
 SELECT wrong_lookups('r', 1999) AS wrong;
 SELECT hits() AS hits_with_option_off;
@@ -79,7 +79,7 @@ ALTER INDEX r_k RESET (recent_buffers);
 SET btlayout.recent_buffers = 1;
 SELECT wrong_lookups('r', 1999) AS wrong;
 SELECT hits() AS hits_with_one_block;
-RESET btlayout.recent_buffers;
+SET btlayout.recent_buffers = 262144;
 
 -- A temporary index lives in local buffers
 CREATE TEMP TABLE tr (k int4);
