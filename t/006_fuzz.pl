@@ -1497,9 +1497,11 @@ for my $sh (@shapes) { relayout($done, $sh, 'final relayout'); }
 final_compare('after a final relayout');
 
 my $stats = '';
-my ($sres) = run('SELECT layout_searches, layout_confirmed, layout_fallbacks, ordinary_searches, recent_buffer_hits FROM btlayout_search_stats()');
+my ($sres) = run('SELECT layout_searches, layout_confirmed, layout_fallbacks, ordinary_searches, recent_buffer_hits, upper_copy_hits, upper_copy_misses FROM btlayout_search_stats()');
 $stats = $sres->{state} eq '00000' ? $sres->{out} : 'unavailable';
 my $recent_hits = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[4] : 0;
+my $copy_hits = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[5] : 0;
+my $copy_misses = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[6] : 0;
 my ($levels) = run("SELECT string_agg(c.relname || ' ' || (bt_metap(c.relname)).level, ', ' ORDER BY c.relname)"
 	. " FROM pg_class c WHERE c.relname ~ '^s[0-9]+_bt_idx\$'");
 my ($laid) = run("SELECT string_agg(c.relname || ' ' || s.layout || ' ' || s.laid_out_percent || '% of '"
@@ -1526,7 +1528,7 @@ diag(sprintf('plans verified by EXPLAIN: %d of %d used the btlayout index (%.1f%
 	join(', ', map { "$_ $plan_nodes{$_}" } sort keys %plan_nodes)));
 diag("plans not using the btlayout index:\n  " . join("\n  ", @unused_plans[ 0 .. ($#unused_plans > 4 ? 4 : $#unused_plans) ]))
   if @unused_plans;
-diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins): $stats");
+diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins, upper-copy hits, misses): $stats");
 diag("btlayout indexes: $laid->{out}");
 diag("root levels at the end (btree side): $levels->{out}; highest seen: "
 	  . join(', ', map { "$_->{name} " . ($_->{max_level} // 0) } @shapes) . '; most rows: '
@@ -1543,6 +1545,8 @@ ok($explained > 0 && $explained_used / $explained >= 0.95,
 	"at least 95% of EXPLAIN-verified queries used the btlayout index ($explained_used of $explained)");
 cmp_ok($recent_hits, '>', 0,
 	'descents pinned pages in the buffers they were in last time (recent buffers)');
+cmp_ok($copy_hits, '>', 0,
+	"lookups went from the copy of the upper levels to their leaf ($copy_hits; $copy_misses took the ordinary descent after trying)");
 ok($relayouts > 0 && $relayout_pages + $vacuum_pages > 0,
 	"relayouts happened ($relayouts passes, " . ($relayout_pages + $vacuum_pages) . ' pages rewritten)');
 

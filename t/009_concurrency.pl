@@ -111,6 +111,7 @@ SET LOCAL enable_bitmapscan = off;
 SELECT CASE WHEN h = ':i' THEN 1 ELSE ('index and heap differ: ' || h || ' / :i')::int END
 FROM (SELECT __DIGEST__ AS h) s;
 COMMIT;
+INSERT INTO passes SELECT 'upper_copy_hits', upper_copy_hits FROM btlayout_search_stats();
 }
 	],
 	insert => [
@@ -233,6 +234,12 @@ cmp_ok($done{vacuum}, '>', 0, "vacuum loop: $done{vacuum} VACUUM passes");
 cmp_ok($relayout_passes, '>', 0,
 	"relayout loop: $relayout_passes passes over the four indexes (layout switched in each)");
 cmp_ok($pages, '>', 0, "relayout loop: $pages pages rewritten under load");
+# the clients' lookups went through copies of the upper levels (each check
+# transaction records its backend's count so far)
+my $copy_hits = $node->safe_psql($db,
+	q{SELECT coalesce(max(pages), 0) FROM passes WHERE kind = 'upper_copy_hits'});
+cmp_ok($copy_hits, '>', 0,
+	"clients: lookups from copies of the upper levels under load ($copy_hits in one backend)");
 note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes, %d pages rewritten',
 		$seconds, $done{clients}, $done{vacuum}, $relayout_passes, $pages));
 
