@@ -71,6 +71,8 @@ What to run:
                      (training on a workload that is not measured) and add
                      the variant btlayout-pgo
   --pgo-train S      seconds of PGO training                   [20]
+  --no-huge-pages    shared_buffers in normal 4 kB pages (huge_pages = off)
+                     instead of 2 MB huge pages reserved for the run
 
 Setup and output:
   --pg V             PostgreSQL major version: 15 (Debian's packages) or
@@ -117,6 +119,7 @@ PGO=0
 PGO_TRAIN_SECONDS=20
 NO_INSTALL=0
 NO_BUILD=0
+HUGE_PAGES=1
 OUT=$BENCH/results
 KEEP=0
 REPORT_ONLY=
@@ -153,6 +156,7 @@ while (($#)); do
 	--no-install) NO_INSTALL=1 ;;
 	--pg) need_arg "$@"; PG_VERSION=$2; shift ;;
 	--no-build) NO_BUILD=1 ;;
+	--no-huge-pages) HUGE_PAGES=0 ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--keep) KEEP=1 ;;
 	--report-only) need_arg "$@"; REPORT_ONLY=$2; shift ;;
@@ -502,8 +506,13 @@ main() {
 	local sb
 	sb=$(size_shared_buffers "${#VARIANTS[@]}" "$( ((${#TEXT_VARIANTS[@]})) && text_need_mb "${#TEXT_VARIANTS[@]}")")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
+	((HUGE_PAGES)) || sql "ALTER SYSTEM SET huge_pages = off" >/dev/null
 	cluster_stop
-	hugepages_reserve "$sb"
+	if ((HUGE_PAGES)); then
+		hugepages_reserve "$sb"
+	else
+		log "huge pages: off (--no-huge-pages)"
+	fi
 	cluster_start
 	log "cluster: shared_buffers = $sb"
 	write_meta
