@@ -26,7 +26,8 @@
  * relation file (REINDEX, TRUNCATE) gets a new copy: copies are found by
  * the index's OID and relation file, and a relcache invalidation of the
  * index (which REINDEX, TRUNCATE, DROP and every catalog update of the
- * index send) drops its copy.
+ * index send) drops its copy (at the next lookup: see
+ * btl_upper_invalidate()).
  *
  * Memory: the pages are copied into a memory context per index under
  * TopMemoryContext, at most btlayout.upper_copy kilobytes in all copies of
