@@ -52,8 +52,13 @@ What to run:
                      [every one the installed btlayout accepts, but those
                      marked "no"]
   --workloads a,b,c  of: build select probe-batch probe-nl range write
-                     probe-inserts probe-text [all but probe-inserts and
-                     probe-text; with --smoke all]
+                     probe-inserts build-large probe-text [all but
+                     probe-inserts, build-large and probe-text; with --smoke
+                     all]
+                     build-large: CREATE INDEX on 10M-row tables (int4
+                     scattered, md5 text, pgbench_accounts, a 3-column
+                     index), serial and with the default parallel workers,
+                     as build-<dataset>-<serial|parallel>
                      probe-inserts: after the other rounds, probe-nl again
                      after random inserts of 0.1%, 1% and 10% of the keys
                      (cumulative, no VACUUM), as probe-ins-0.1 etc.
@@ -76,7 +81,7 @@ What to run:
 
 Setup and output:
   --pg V             PostgreSQL major version: 15 (Debian's packages) or
-                     17-19 (built by scripts/install-pg.sh)       [15]
+                     18 (built by scripts/install-pg.sh)          [15]
   --no-install       do not check/install Debian packages or the server
   --no-build         do not build and install btlayout (use the installed one)
   --out DIR          results parent directory                  [bench/results]

@@ -22,8 +22,9 @@
 #
 # Counting: one per unit test program, one per benchmark run,
 # one per pg_regress test (the pg_regress tests run twice: as configured by
-# default, and with prefetching and lookup relayouts off and the library
-# preloaded), one per isolation spec, one per TAP assertion.  A step that
+# default, and with prefetching, lookup relayouts, recent buffers and copies
+# of upper levels off and the library preloaded), one per isolation spec,
+# one per TAP assertion.  A step that
 # fails without producing per-test results (build,
 # compiler warnings, installation, a pg_regress run that dies before testing,
 # a TAP script that dies or breaks its plan) counts as one failure.  Skipped

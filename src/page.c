@@ -15,11 +15,10 @@
  * visit of the page, before the binary search, so it sits right before the
  * search tree's root.  The minus-infinity item of an internal page takes no
  * part in the search and is next.  Then the searchable items in the slots
- * the layout gives their ranks (layout.h).  pad, at most a cache line and
- * only if the page's free space allows, shifts everything so that the
- * layout's units meet cache line boundaries (see slot0_alignment); the page
- * stays an ordinary nbtree page (free space is pd_lower .. pd_upper, tuples
- * lie in pd_upper .. pd_special), gaps between tuples being legal there.
+ * the layout gives their ranks (layout.h), each one MAXALIGNed after the
+ * one before, up to pd_special.  The page stays an ordinary nbtree page:
+ * free space is pd_lower .. pd_upper, the tuples fill pd_upper ..
+ * pd_special without gaps, as after nbtree's own compaction.
  *
  * Whether a page is in a layout is answered by planning it and comparing
  * the plan with the page: the same function decides both, so VACUUM and
