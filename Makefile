@@ -12,8 +12,7 @@ OBJS = \
 	src/validate.o \
 	src/build.o \
 	src/build_parallel.o \
-	src/spool_pg15.o \
-	src/spool_pg18.o \
+	src/spool.o \
 	src/layout.o \
 	src/page.o \
 	src/relayout.o \

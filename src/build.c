@@ -4,12 +4,12 @@
  *	  CREATE INDEX for btlayout: sort the heap's index tuples and write
  *	  nbtree pages bottom-up.
  *
- * nbtree's sorted build (nbtsort.c) cannot be called for our index: up to
- * 17 the tuplesort it starts with insists that the index's access method
- * is btree, and its page writer is static.  So the build is ours:
+ * nbtree's sorted build (nbtsort.c) cannot be called for our index: its
+ * page writer is static, and it would not lay pages out.  So the build is
+ * ours, around the sort nbtree's uses:
  *
- * 1. Sort.  The spool (build.h; spool_pg15.c or spool_pg18.c, the fastest
- *    sort each version allows) takes each heap tuple's index values from
+ * 1. Sort.  The spool (build.h, spool.c: the server's index tuplesort,
+ *    which nbtree's build uses too) takes each heap tuple's index values from
  *    table_index_build_scan() and sorts them in nbtree's order: key
  *    attributes as the index orders them, then heap TID.  Dead tuples,
  *    which a build indexes but does not check, take their place in the
@@ -474,14 +474,14 @@ load_sorted(BtlWriter *w, BtlSpool *spool)
 }
 
 /*
- * The operator key column i is sorted by: "<", or ">" for a DESC column, of
- * its operator family.  A family without it cannot order the index (a
- * class made by hand; amvalidate() says so too): refused before any sort,
- * on every version, although 18's index tuplesort would sort with the
+ * Key column i must have the operator it is ordered by: "<", or ">" for a
+ * DESC column, of its operator family.  A family without it cannot order
+ * the index (a class made by hand; amvalidate() says so too): refused
+ * before any sort, although the index tuplesort would sort with the
  * comparison function alone.
  */
-Oid
-btl_sort_operator(Relation index, int i)
+static void
+check_sort_operator(Relation index, int i)
 {
 	int16		strategy = (index->rd_indoption[i] & INDOPTION_DESC) ?
 		BTGreaterStrategyNumber : BTLessStrategyNumber;
@@ -505,7 +505,6 @@ btl_sort_operator(Relation index, int i)
 						strategy, format_type_be(index->rd_opcintype[i])),
 				 errhint("Check the operator class with amvalidate().")));
 	}
-	return opno;
 }
 
 /*
@@ -589,7 +588,7 @@ btlayout_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* BIN classes of collatable types need the "C" collation */
 	btl_check_bin_collations(index);
 	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
-		(void) btl_sort_operator(index, i);
+		check_sort_operator(index, i);
 
 	spool = spool_heap(heap, index, indexInfo, &reltuples, &indtuples,
 					   &leader);

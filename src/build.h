@@ -2,9 +2,8 @@
  *
  * build.h
  *	  The parts of CREATE INDEX: the spool that sorts the heap's index
- *	  tuples (spool_pg15.c for 15 to 17, spool_pg18.c for 18), the
- *	  parallel heap scan and sort (build_parallel.c), and the loader that
- *	  writes the sorted tuples into pages (build.c).
+ *	  tuples (spool.c), the parallel heap scan and sort (build_parallel.c),
+ *	  and the loader that writes the sorted tuples into pages (build.c).
  *
  * A spool is one participant's sorts.  In a serial build the backend is
  * the only participant: it feeds the spool from its heap scan, sorts and
@@ -12,9 +11,8 @@
  * and the leader as one of them, feeds a worker spool from its share of a
  * parallel heap scan and sorts its runs; the leader then opens a leader
  * spool over the same shared sort state, whose sort merges every
- * participant's runs, and reads the tuples back from it.  What a spool
- * sorts differs between versions (see the two files); what it gives the
- * loader does not: index tuples, heap TID set, in index order (key
+ * participant's runs, and reads the tuples back from it.  It gives the
+ * loader index tuples, heap TID set, in index order (key
  * attributes, then heap TID: nbtree's order), live and dead ones alike,
  * with a unique index's duplicates among live tuples already refused.
  *
@@ -34,7 +32,7 @@
 
 typedef struct BtlSpool BtlSpool;
 
-/* spool_pg15.c (15-17) or spool_pg18.c (18) */
+/* spool.c */
 extern int	btl_spool_nsorts(bool isunique);
 extern BtlSpool *btl_spool_begin(Relation heap, Relation index,
 								 bool isunique, bool nulls_not_distinct,
@@ -46,9 +44,6 @@ extern double btl_spool_ntuples(BtlSpool *spool);
 extern void btl_spool_performsort(BtlSpool *spool, bool progress);
 extern IndexTuple btl_spool_next(BtlSpool *spool);
 extern void btl_spool_end(BtlSpool *spool);
-
-/* build.c */
-extern Oid	btl_sort_operator(Relation index, int i);
 
 /* build_parallel.c */
 typedef struct BtlBuildLeader BtlBuildLeader;

@@ -25,6 +25,7 @@
 #endif
 
 #include "access/nbtree.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -225,6 +226,42 @@ btl_nbtree_routine(void)
 #define btl_build_workers(heap, index, indexInfo) \
 	(IsNormalProcessingMode() ? \
 	 plan_create_index_workers(RelationGetRelid(heap), RelationGetRelid(index)) : 0)
+#endif
+
+/*
+ * The index as the server's index tuplesort and PrepareSortSupportFromIndexRel()
+ * must see it.  18 accepts any access method that orders its tuples and
+ * takes the sort direction as a flag.  15-17 accept only a relation whose
+ * pg_class row names btree, because the strategy numbers they look up
+ * ("<" and ">") are btree's; btlayout's operator classes have those very
+ * strategy numbers and support functions (validate.c refuses any other),
+ * so those versions get a shallow copy of the relcache entry whose
+ * pg_class row says btree.  Every other field points into the real entry,
+ * which the build holds open and locked, and which relcache invalidation
+ * never frees while it is open (an open index is reloaded in place); the
+ * copy lives in the caller's memory context, as long as the sort.
+ */
+#if PG_VERSION_NUM >= 180000
+#define btl_sort_index(index)		(index)
+#define btl_prepare_index_sortsupport(index, desc, ssup) \
+	PrepareSortSupportFromIndexRel((index), (desc), (ssup))
+#else
+static inline Relation
+btl_sort_index(Relation index)
+{
+	Relation	copy = (Relation) palloc(sizeof(RelationData));
+	Form_pg_class form = (Form_pg_class) palloc(CLASS_TUPLE_SIZE);
+
+	memcpy(copy, index, sizeof(RelationData));
+	memcpy(form, index->rd_rel, CLASS_TUPLE_SIZE);
+	form->relam = BTREE_AM_OID;
+	copy->rd_rel = form;
+	return copy;
+}
+#define btl_prepare_index_sortsupport(index, desc, ssup) \
+	PrepareSortSupportFromIndexRel((index), \
+								   (desc) ? BTGreaterStrategyNumber : BTLessStrategyNumber, \
+								   (ssup))
 #endif
 
 /*

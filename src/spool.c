@@ -1,26 +1,24 @@
 /*-------------------------------------------------------------------------
  *
- * spool_pg18.c
- *	  PostgreSQL 18: the build's spool sorts index tuples, as nbtree's own
- *	  build does.
+ * spool.c
+ *	  The build's spool: index tuples sorted by the server's index
+ *	  tuplesort, as nbtree's own build sorts them.
  *
- * From 18 on, the server's index tuplesort (tuplesort_begin_index_btree)
- * accepts any access method that orders its tuples, so the spool is what
- * nbtree's is: each heap tuple's index tuple is formed once, as it is
- * spooled, and sorted by the operator classes' sort support (abbreviated
- * keys included), then by heap TID.  The tuplesort itself refuses the
- * duplicates of a unique index when two live tuples compare equal, with
- * the error core's build raises; dead tuples (RECENTLY_DEAD ones a build
- * must index but must not check) go into a second sort and are merged
- * into the first as they are read back.
+ * Each heap tuple's index tuple is formed once, as it is spooled, and
+ * sorted by the operator classes' sort support (abbreviated keys
+ * included), then by heap TID.  18's tuplesort accepts any access method
+ * that orders its tuples; 15-17's accept only btree, and get the index
+ * through btl_sort_index() (compat.h says why that is sound).  The
+ * tuplesort itself refuses the duplicates of a unique index when two live
+ * tuples compare equal, with the error core's build raises; dead tuples
+ * (RECENTLY_DEAD ones a build must index but must not check) go into a
+ * second sort and are merged into the first as they are read back.
  *
- * src/spool_pg18.c
+ * src/spool.c
  *
  *-------------------------------------------------------------------------
  */
 #include "btlayout.h"
-
-#if PG_VERSION_NUM >= 180000
 
 #include "build.h"
 #include "commands/progress.h"
@@ -31,6 +29,7 @@
 struct BtlSpool
 {
 	Relation	index;
+	Relation	sortindex;		/* the index as the sorts see it (compat.h) */
 	Tuplesortstate *live;		/* every tuple, or a unique index's live ones */
 	Tuplesortstate *dead;		/* a unique index's dead tuples, else NULL */
 	double		ntuples;		/* tuples spooled here */
@@ -63,12 +62,14 @@ btl_spool_begin(Relation heap, Relation index, bool isunique,
 	BtlSpool   *spool = (BtlSpool *) palloc0(sizeof(BtlSpool));
 
 	spool->index = index;
-	spool->live = tuplesort_begin_index_btree(heap, index, isunique,
+	spool->sortindex = btl_sort_index(index);
+	spool->live = tuplesort_begin_index_btree(heap, spool->sortindex, isunique,
 											  nulls_not_distinct, sortmem,
 											  coordinates ? coordinates[0] : NULL,
 											  TUPLESORT_NONE);
 	if (isunique)
-		spool->dead = tuplesort_begin_index_btree(heap, index, false, false,
+		spool->dead = tuplesort_begin_index_btree(heap, spool->sortindex,
+												  false, false,
 												  Min(sortmem, work_mem),
 												  coordinates ? coordinates[1] : NULL,
 												  TUPLESORT_NONE);
@@ -156,8 +157,8 @@ merge_start(BtlSpool *spool)
 		ssup->ssup_nulls_first = (option & INDOPTION_NULLS_FIRST) != 0;
 		ssup->ssup_attno = i + 1;
 		ssup->abbreviate = false;
-		PrepareSortSupportFromIndexRel(index, (option & INDOPTION_DESC) != 0,
-									   ssup);
+		btl_prepare_index_sortsupport(spool->sortindex,
+									  (option & INDOPTION_DESC) != 0, ssup);
 	}
 	spool->nextlive = tuplesort_getindextuple(spool->live, true);
 	spool->nextdead = tuplesort_getindextuple(spool->dead, true);
@@ -195,5 +196,3 @@ btl_spool_end(BtlSpool *spool)
 	if (spool->dead)
 		tuplesort_end(spool->dead);
 }
-
-#endif							/* PG_VERSION_NUM >= 180000 */
