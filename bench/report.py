@@ -13,7 +13,9 @@ writes:
                where the workload has the variant btree-icu (probe-text:
                core btree in the database default collation), the same
                ratio to it (ratio2_*)
-  report.md    the Markdown report (results table, setup, chart)
+  report.md    the Markdown report (results table, setup, chart; with
+               --baseline, each variant's per-round ratio to its twin
+               "<variant>-base")
   ratios.png   ratio to btree per workload and variant, bars at the median
                ratio, error bars from the min to the max ratio
 
@@ -315,13 +317,45 @@ def headline_text(summary):
     return lines
 
 
-def write_report(path, summary, meta, chart_note, nrounds):
+def baseline_ab(rows):
+    """--baseline: each variant against its twin "<variant>-base" (the same
+    index, another commit's btlayout.so), ratio per round, median [min-max]."""
+    values = defaultdict(dict)  # (w, m, v) -> {round: value}
+    order = []
+    for rnd, w, v, m, x in rows:
+        if rnd == 0:
+            continue
+        values[(w, m, v)][rnd] = x
+        if (w, m, v) not in order:
+            order.append((w, m, v))
+    lines = []
+    for w, m, v in order:
+        twin = values.get((w, m, v + "-base"))
+        if v.endswith("-base") or not twin:
+            continue
+        mine = values[(w, m, v)]
+        ratios = [mine[r] / twin[r] for r in sorted(mine) if r in twin and twin[r] != 0]
+        if not ratios:
+            continue
+        label, higher, _ = metric_info(m)
+        lines.append("| %s | %s %s | %s | %s |" % (
+            w, label, "\u2191" if higher else "\u2193", v,
+            fmt_ratio(statistics.median(ratios), min(ratios), max(ratios))))
+    if not lines:
+        return []
+    return ["", "**A/B against the baseline build** (each variant / its twin *-base*, the same index "
+            "run by the baseline commit's btlayout.so; per round, median [min-max]):", "",
+            "| workload | metric | variant | ratio to its -base |", "|---|---|---|---|"] + lines
+
+
+def write_report(path, summary, meta, chart_note, nrounds, rows):
     md = ["# btlayout benchmark", ""]
     if "mode" in meta:
         md += ["> **%s**" % meta["mode"], ""]
     md += ["%s; `%s`" % (meta.get("date", "?"), meta.get("command", "?")), ""]
     md += headline(summary, meta)
     md += headline_text(summary)
+    md += baseline_ab(rows)
     md += ["", "## Results", "",
            "Median, min and max over %d measured rounds (warm-up round discarded); *load* rows are "
            "measured once, while loading. "
@@ -380,7 +414,7 @@ def main(argv):
     nrounds = len({r for r, *_ in rows if r > 0})
     write_summary_csv(os.path.join(d, "summary.csv"), summary)
     chart_note = draw_chart(os.path.join(d, "ratios.png"), summary)
-    write_report(os.path.join(d, "report.md"), summary, meta, chart_note, nrounds)
+    write_report(os.path.join(d, "report.md"), summary, meta, chart_note, nrounds, rows)
     print("report.py: wrote summary.csv, report.md%s in %s" % ("" if chart_note else ", ratios.png", d))
     return 0
 

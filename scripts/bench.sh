@@ -76,6 +76,12 @@ What to run:
                      (training on a workload that is not measured) and add
                      the variant btlayout-pgo
   --pgo-train S      seconds of PGO training                   [20]
+  --baseline REV     A/B of two versions of the code: also build btlayout
+                     from commit REV (committed files only; it must have
+                     this tree's extension version) and give each btlayout
+                     variant a twin <variant>-base run by that build,
+                     interleaved in every round; the report adds each
+                     variant's per-round ratio to its twin
   --no-huge-pages    shared_buffers in normal 4 kB pages (huge_pages = off)
                      instead of 2 MB huge pages reserved for the run
 
@@ -122,6 +128,7 @@ SMOKE=0
 SMOKE_TRANSACTIONS=300
 PGO=0
 PGO_TRAIN_SECONDS=20
+BASELINE=
 NO_INSTALL=0
 NO_BUILD=0
 HUGE_PAGES=1
@@ -158,6 +165,7 @@ while (($#)); do
 	--smoke) ;;
 	--pgo) PGO=1 ;;
 	--pgo-train) need_arg "$@"; need_int "$1" "$2"; PGO_TRAIN_SECONDS=$2; shift ;;
+	--baseline) need_arg "$@"; BASELINE=$2; shift ;;
 	--no-install) NO_INSTALL=1 ;;
 	--pg) need_arg "$@"; PG_VERSION=$2; shift ;;
 	--no-build) NO_BUILD=1 ;;
@@ -178,6 +186,10 @@ TEXT_KEYS=${TEXT_KEYS:-$((SCALE * 100000))}
 
 if [[ -n $REPORT_ONLY ]]; then
 	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
+fi
+if [[ -n $BASELINE ]]; then
+	git -C "$REPO" rev-parse --verify --quiet "$BASELINE^{commit}" >/dev/null ||
+		{ echo "bench.sh: --baseline: '$BASELINE' is not a commit of $REPO" >&2; exit 2; }
 fi
 
 # Root is needed for apt, make install and runuser.
@@ -247,6 +259,12 @@ resolve_variants() {
 		required+="btlayout "
 		[[ $PGO == 1 ]] && required+="btlayout-pgo "
 	fi
+	if [[ -n $BASELINE ]]; then
+		baseline_twins wanted
+		for v in "${wanted[@]}"; do
+			[[ $v == *-base && $required == *" ${v%-base} "* ]] && required+="$v "
+		done
+	fi
 	VARIANTS=()
 	for v in "${wanted[@]}"; do
 		if variant_works "$v"; then
@@ -284,6 +302,12 @@ resolve_text() {
 			[[ ${V_BUILD[$k]} == pgo && $PGO == 0 ]] && continue
 			[[ ${V_DEFAULT[$k]} == no ]] && continue
 			wanted+=("$k")
+		done
+	fi
+	if [[ -n $BASELINE ]]; then
+		baseline_twins wanted
+		for k in "${wanted[@]}"; do
+			[[ $k == *-base && $required == *" ${k%-base} "* ]] && required+="$k "
 		done
 	fi
 	TEXT_VARIANTS=()
@@ -380,6 +404,7 @@ write_meta() {
 	meta "git" "$git_rev"
 	meta "btlayout.so" "$MODULE_INFO"
 	[[ -n $PGO_INFO ]] && meta "pgo" "$PGO_INFO"
+	[[ -n $BASELINE_INFO ]] && meta "baseline" "$BASELINE_INFO"
 	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round"
 	meta "workloads" "${WORKLOADS[*]}"
 	if has_int_workloads; then
@@ -397,7 +422,7 @@ write_meta() {
 			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi
 	for v in "${VARIANTS[@]}"; do
-		if ((PGO)); then
+		if ((PGO)) || [[ -n $BASELINE ]]; then
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})} [build: ${V_BUILD[$v]}]"
 		else
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}"
@@ -412,7 +437,7 @@ write_meta() {
 		meta "probe-text" "$TEXT_KEYS keys per dataset, one dataset at a time; $PROBES random existing keys per run, nested loop, index-only scan, joined in the collation of the index column; $ex"
 		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || daticulocale ELSE 'libc ' || datcollate END FROM pg_database WHERE datname = current_database()") (the default collation of btree-icu)"
 		for v in "${TEXT_VARIANTS[@]}"; do
-			meta "text variant $(vname "$v")" "$(ddl_for "$v" k)${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}; probes joined on p.k = q.k$(text_collate "$v")$( ((PGO)) && echo " [build: ${V_BUILD[$v]}]")"
+			meta "text variant $(vname "$v")" "$(ddl_for "$v" k)${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}; probes joined on p.k = q.k$(text_collate "$v")$( ((PGO)) || [[ -n $BASELINE ]] && echo " [build: ${V_BUILD[$v]}]")"
 		done
 		[[ -n $SKIPPED_TEXT_VARIANTS ]] && meta "skipped text variants" "$SKIPPED_TEXT_VARIANTS (not accepted by the installed btlayout)"
 	fi
@@ -492,6 +517,9 @@ main() {
 	load_variants "$BENCH/variants.conf"
 	if ((PGO)); then
 		pgo_prepare
+	fi
+	if [[ -n $BASELINE ]]; then
+		baseline_prepare
 	fi
 	VARIANTS=()
 	if has_int_workloads; then

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# bench/lib/pgo.sh: which btlayout.so the benchmark runs, and the
-# profile-guided build (--pgo).  Sourced by scripts/bench.sh.
+# bench/lib/pgo.sh: which btlayout.so the benchmark runs, the profile-guided
+# build (--pgo) and the build of another commit (--baseline).  Sourced by
+# scripts/bench.sh.
 #
 # A backend loads btlayout.so when it first touches a btlayout index (the
 # postmaster never loads it: no shared_preload_libraries), from the path in
@@ -152,3 +153,54 @@ pgo_prepare() {
 	MODULE_INFO="normal: md5 $(md5sum <"$TMPD/lib/normal.so" | cut -c1-12), pgo: md5 $(md5sum <"$TMPD/lib/pgo.so" | cut -c1-12)"
 	PGO_INFO="normal.so and pgo.so built from the same scratch copy; pgo: -fprofile-use -fprofile-correction after ${PGO_TRAIN_SECONDS} s of training (bench/pgbench/pgo_train.sql) on $trows-row tables"
 }
+
+# --- --baseline REV: the same variants, run by another commit's build --------
+#
+# An A/B of two versions of the code on the same data in one run: each
+# btlayout variant v gets a twin v-base, the same index definition, whose
+# indexes are built and searched by base.so, built from commit REV (git
+# archive, so only committed files) with the same server and flags.  Twins
+# interleave with the variants in every round like any other variant, and
+# the report gives each variant's per-round ratio to its twin.  REV must
+# have the installed extension's default_version: base.so serves the same
+# SQL functions.
+BASELINE_INFO=
+
+# baseline_prepare: build base.so from $BASELINE.
+baseline_prepare() {
+	local src=$TMPD/base-src want have
+	want=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$REPO/btlayout.control")
+	have=$(git -C "$REPO" show "$BASELINE:btlayout.control" | sed -n "s/^default_version = '\(.*\)'/\1/p")
+	[[ $want == "$have" ]] ||
+		die "baseline: $BASELINE has extension version $have, this tree $want; its library would not serve these functions"
+	mkdir -p "$src" "$TMPD/lib"
+	git -C "$REPO" archive "$BASELINE" | tar -C "$src" -xf - ||
+		die "baseline: git archive $BASELINE failed"
+	log "baseline: building $BASELINE"
+	make -C "$src" PG_CONFIG="$PG_CONFIG" with_llvm=no >>"$LOG" 2>&1 ||
+		die "baseline: build of $BASELINE failed (see $LOG)"
+	install -m 755 "$src/btlayout.so" "$TMPD/lib/base.so"
+	BASELINE_INFO="variants *-base run btlayout.so built from $(git -C "$REPO" log -1 --format='%h (%cs, %s)' "$BASELINE"), md5 $(md5sum <"$TMPD/lib/base.so" | cut -c1-12)"
+}
+
+# baseline_twins LIST: after each btlayout variant of the named list (normal
+# build), its twin "<variant>-base".
+baseline_twins() {
+	local -n lst=$1
+	local v t out=()
+	for v in "${lst[@]}"; do
+		out+=("$v")
+		[[ $(variant_am "$v") == btlayout && ${V_BUILD[$v]} == normal ]] || continue
+		t=$v-base
+		[[ -z ${V_DDL[$t]:-} ]] || die "variants.conf: $t exists; --baseline names its twins so"
+		V_KINDS[$t]=${V_KINDS[$v]}
+		V_BUILD[$t]=base
+		V_DDL[$t]=${V_DDL[$v]}
+		V_SET[$t]=${V_SET[$v]}
+		V_DEFAULT[$t]=${V_DEFAULT[$v]}
+		V_KEY[$t]=${V_KEY[$v]}
+		out+=("$t")
+	done
+	lst=("${out[@]}")
+}
+
