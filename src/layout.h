@@ -90,11 +90,14 @@ extern void btl_layout_ranks(BtlLayout layout, int n, int node,
 typedef bool (*BtlLessFn) (void *ctx, int slot);
 
 /*
- * Each descent also says, through hint(ctx, first, count), which run of
- * slots it will need soon, so that a caller can prefetch them; count may
- * reach past n.  hint may be NULL.
+ * Each descent also says, through hint(ctx, first, count, final), which run
+ * of slots it will need soon, so that a caller can prefetch them; count may
+ * reach past n.  final says that the descent compares no slot outside this
+ * run from now on, and that the run's slots hold consecutive ranks in
+ * order (blocked's group), so a caller can also prefetch what it will read
+ * about those ranks once the answer is known.  hint may be NULL.
  */
-typedef void (*BtlHintFn) (void *ctx, int first, int count);
+typedef void (*BtlHintFn) (void *ctx, int first, int count, bool final);
 
 /* How many levels ahead the binary layouts announce their descendants */
 #define BTL_PREFETCH_LEVELS	3
@@ -112,12 +115,12 @@ btl_descend_eytzinger(int n, void *ctx, BtlLessFn less, BtlHintFn hint)
 
 	/* The top levels first, then the 2^k descendants k levels down */
 	if (hint)
-		hint(ctx, 0, (1 << BTL_PREFETCH_LEVELS) - 1);
+		hint(ctx, 0, (1 << BTL_PREFETCH_LEVELS) - 1, false);
 	while (i < (uint32) n)
 	{
 		if (hint)
 			hint(ctx, (int) (((i + 1) << BTL_PREFETCH_LEVELS) - 1),
-				 1 << BTL_PREFETCH_LEVELS);
+				 1 << BTL_PREFETCH_LEVELS, false);
 		i = 2 * i + 1 + (less(ctx, (int) i) ? 1 : 0);
 	}
 
@@ -144,7 +147,7 @@ btl_descend_veb(int n, const BtlVebTables *t, void *ctx, BtlLessFn less,
 
 	/* The top tree of the first split is contiguous from slot 0 */
 	if (hint && t->height > 1)
-		hint(ctx, 0, t->top[t->height - t->height / 2]);
+		hint(ctx, 0, t->top[t->height - t->height / 2], false);
 	pos[0] = 0;
 	for (;;)
 	{
@@ -182,7 +185,7 @@ btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
 	int			answer = -1;
 
 	if (hint)
-		hint(ctx, 0, node);
+		hint(ctx, 0, node, false);
 	while (j < nnodes)
 	{
 		int			first = (int) j * node;
@@ -192,7 +195,7 @@ btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
 
 		/* All children, one node ahead, while this node is compared */
 		if (hint)
-			hint(ctx, (int) (j * (node + 1) + 1) * node, (node + 1) * node);
+			hint(ctx, (int) (j * (node + 1) + 1) * node, (node + 1) * node, false);
 
 		for (c = 0; c < count; c++)
 			below += less(ctx, first + c) ? 1 : 0;
@@ -253,12 +256,12 @@ btl_descend_blocked(int n, void *ctx, BtlLessFn less, BtlHintFn hint)
 	int			i;
 
 	if (hint)
-		hint(ctx, 0, m);
+		hint(ctx, 0, m, false);
 	j = btl_lower_bound_run(0, m, ctx, less);
 	first = m + j * g;
 	count = (j < m) ? g : n - m - m * g;
 	if (hint)
-		hint(ctx, first, count);
+		hint(ctx, first, count, true);
 	i = btl_lower_bound_run(first, count, ctx, less);
 
 	if (i < count)

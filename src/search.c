@@ -89,6 +89,11 @@ layout_ranks(BtlLayout layout, int node, int n)
 typedef struct BtlWalk
 {
 	const BtlSearchKey *key;
+	Page		page;
+	OffsetNumber first;			/* offset of the item of rank 0 */
+	OffsetNumber maxoff;
+	const uint16 *ranks;		/* the rank held by each slot */
+	int			inserted;		/* items inserted since the layout */
 	const char *base;			/* address of slot 0 */
 	int			n;				/* slots */
 	int			width;			/* bytes per slot */
@@ -136,22 +141,44 @@ walk_below(void *ctx, int slot)
 	return false;
 }
 
+/* Prefetch the cache lines of start .. end - 1, at most max of them */
+static pg_attribute_always_inline void
+prefetch_lines(const char *start, const char *end, int max)
+{
+	uintptr_t	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
+
+	for (; line < (uintptr_t) end && max > 0; line += BTL_CACHE_LINE, max--)
+		__builtin_prefetch((const void *) line, 0, 3);
+}
+
 /*
- * Prefetch the cache lines of a run of slots the walk will need soon.
+ * Prefetch the cache lines of a run of slots the walk will need soon.  When
+ * the walk ends in that run (final), the confirmation will read the line
+ * pointers of its ranks, or of the ranks just before and after it, moved
+ * up by at most the items inserted since the layout: prefetch those too,
+ * so that their miss overlaps the walk's last comparisons instead of
+ * following them.
  */
 static pg_attribute_always_inline void
-walk_hint(void *ctx, int first, int count)
+walk_hint(void *ctx, int first, int count, bool final)
 {
 	BtlWalk    *w = (BtlWalk *) ctx;
-	uintptr_t	line;
-	uintptr_t	end;
+	int			last;
 
 	if (!w->key->prefetch || first >= w->n)
 		return;
-	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) (w->base + first * w->width));
-	end = (uintptr_t) (w->base + Min(first + count, w->n) * w->width);
-	for (; line < end; line += BTL_CACHE_LINE)
-		__builtin_prefetch((const void *) line, 0, 3);
+	last = Min(first + count, w->n) - 1;
+	prefetch_lines(w->base + first * w->width,
+				   w->base + (last + 1) * w->width, INT_MAX);
+	if (final)
+	{
+		OffsetNumber lo = w->first + Max(w->ranks[first] - 1, 0);
+		OffsetNumber hi = Min(w->first + w->ranks[last] + 1 + w->inserted,
+							  w->maxoff);
+
+		prefetch_lines((const char *) PageGetItemId(w->page, lo),
+					   (const char *) (PageGetItemId(w->page, hi) + 1), 4);
+	}
 }
 
 /* Does the line pointer of this offset point at this slot, with its width? */
@@ -277,6 +304,11 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 
 	btl_search_counters.layout_searches++;
 	w.key = key;
+	w.page = page;
+	w.first = first;
+	w.maxoff = first + nitems - 1;
+	w.ranks = ranks;
+	w.inserted = inserted;
 	w.base = (const char *) page + baseoff;
 	w.n = n;
 	w.width = width;

@@ -13,7 +13,9 @@
  *   - no search makes more comparisons than the tree's height allows, so a
  *     degenerate tree would show;
  *   - every slot a search compares was named before by the descent's
- *     prefetch hints (but in veb, which names only its top tree).
+ *     prefetch hints (but in veb, which names only its top tree), none
+ *     after a final hint lies outside its run, and that run's slots hold
+ *     consecutive ranks.
  * Items are the odd numbers 2*rank+1, placed in slots by the permutation.
  *
  * Prints "layout_test: N checks, M failed" and exits non-zero on failure.
@@ -47,9 +49,13 @@ typedef struct Probe
 static int	hint_n;
 static bool hint_ok;
 static bool announced[BTL_MAX_ITEMS];
+static const uint16 *hint_rank;	/* the rank held by each slot */
+static int	final_first;		/* the run of a final hint, or -1 */
+static int	final_count;
+static bool final_ok;
 
 static void
-probe_hint(void *ctx, int first, int count)
+probe_hint(void *ctx, int first, int count, bool final)
 {
 	int			s;
 
@@ -57,6 +63,14 @@ probe_hint(void *ctx, int first, int count)
 		hint_ok = false;
 	for (s = first; s < first + count && s < hint_n; s++)
 		announced[s] = true;
+	if (final)
+	{
+		final_first = first;
+		final_count = count;
+		for (s = first + 1; s < first + count && s < hint_n; s++)
+			if (hint_rank[s] != hint_rank[s - 1] + 1)
+				final_ok = false;
+	}
 }
 
 static bool
@@ -67,6 +81,9 @@ probe_less(void *ctx, int slot)
 	p->comparisons++;
 	if (!announced[slot] && p->check_announced)
 		hint_ok = false;
+	if (final_first >= 0 &&
+		(slot < final_first || slot >= final_first + final_count))
+		final_ok = false;
 	return p->slot_key[slot] < p->key;
 }
 
@@ -183,11 +200,15 @@ test_layout(BtlLayout layout, int n, int node)
 		int			rank;
 
 		hint_n = n;
+		hint_rank = slot_rank;
 		hint_ok = true;
+		final_first = -1;
+		final_ok = true;
 		memset(announced, 0, sizeof(announced));
 		slot = descend(layout, n, node, &p);
 		rank = (slot < 0) ? n : slot_rank[slot];
 		check(hint_ok, "slot compared before a prefetch hint named it", layout, n, node, key);
+		check(final_ok, "slot compared outside the run of a final hint", layout, n, node, key);
 
 		check(slot >= -1 && slot < n, "slot out of range", layout, n, node, key);
 		check(rank == key / 2, "wrong lower bound", layout, n, node, key);
