@@ -545,6 +545,28 @@ move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
 }
 
 /*
+ * Prefetch, from a leaf's header, what its proof and its search read
+ * first: the high key, the first data item, and the lines after the high
+ * key, where every layout puts the slots its walk starts with (btlayout.h).
+ * Each of those is otherwise a cache miss that waits for the one before
+ * (the proof compares the high key, then the first item, then the walk
+ * starts).  Offsets read from the page are only prefetch addresses here,
+ * kept inside the page; nothing is read through them.
+ */
+static inline void
+prefetch_leaf_start(Page page, OffsetNumber first)
+{
+	int			hikey = Min(ItemIdGetOffset(PageGetItemId(page, P_HIKEY)),
+							BLCKSZ - 1);
+	int			item = Min(ItemIdGetOffset(PageGetItemId(page, first)),
+						   BLCKSZ - 1);
+
+	__builtin_prefetch((const char *) page + item, 0, 3);
+	prefetch_lines((const char *) page + hikey,
+				   (const char *) page + Min(hikey + 4 * BTL_CACHE_LINE, BLCKSZ), 4);
+}
+
+/*
  * Does the leaf page prove that it is the page the ordinary descent would
  * end on for the key?  (Read-locked by the caller; see btl_search().)
  */
@@ -559,6 +581,8 @@ leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
 		PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)))
 		return false;
 	opaque = BTPageGetOpaque(page);
+	if (key->prefetch)
+		prefetch_leaf_start(page, P_FIRSTDATAKEY(opaque));
 	if (!P_ISLEAF(opaque) || page_left_of_key(rel, key, page, opaque) ||
 		P_IGNORE(opaque))
 		return false;
