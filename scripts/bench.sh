@@ -405,7 +405,7 @@ write_meta() {
 	meta "btlayout.so" "$MODULE_INFO"
 	[[ -n $PGO_INFO ]] && meta "pgo" "$PGO_INFO"
 	[[ -n $BASELINE_INFO ]] && meta "baseline" "$BASELINE_INFO"
-	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round"
+	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round, in reverse order in odd rounds"
 	meta "workloads" "${WORKLOADS[*]}"
 	if has_int_workloads; then
 		meta "scale" "$SCALE ($ROWS rows in pgbench_accounts and in probe_t, $WROWS in write_t)"
@@ -563,17 +563,17 @@ main() {
 		# Smoke mode checks that everything runs: a few transactions per run.
 		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
 		log "=== round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		# Workload by workload, the variants interleaved: A B C, A B C, ...
+		# Workload by workload, the variants interleaved: A B C, C B A, ...
 		for w in select probe-batch probe-nl range; do
 			has_workload "$w" || continue
-			for v in "${VARIANTS[@]}"; do
+			for v in $(round_order "$r" VARIANTS); do
 				applies "$v" "$w" || continue
 				activate_build "$v"
 				"wl_${w//-/_}" "$r" "$v"
 			done
 		done
 		if has_workload build || has_workload write; then
-			for v in "${VARIANTS[@]}"; do
+			for v in $(round_order "$r" VARIANTS); do
 				activate_build "$v"
 				wl_build_write "$r" "$v"
 			done

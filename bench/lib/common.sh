@@ -82,3 +82,21 @@ loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
 # fmt_num VALUE -> value with thousands separators and no more than 1 decimal
 fmt_num() { LC_ALL=C awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f", x; else printf "%.3g", x }'; }
+
+# round_order ROUND ARRAY: the variants of the named array in the order a
+# round runs them: as listed in even rounds, reversed in odd ones.  A run
+# can depend on what ran just before it (caches, clock speed, a library
+# just swapped in), so no variant always follows the same one, and with an
+# even number of measured rounds each pair runs in both orders equally.
+round_order() {
+	local -n arr=$2
+	local i
+	if (($1 % 2 == 0)); then
+		printf '%s\n' "${arr[@]}"
+	else
+		for ((i = ${#arr[@]} - 1; i >= 0; i--)); do
+			printf '%s\n' "${arr[i]}"
+		done
+	fi
+}
+

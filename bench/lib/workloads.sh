@@ -440,7 +440,7 @@ run_probe_inserts() {
 			ins_layout_hook -1 "$w" "$v" "$(pidx "$v")"
 		done
 		for ((r = 0; r <= ROUNDS; r++)); do
-			for v in "${VARIANTS[@]}"; do
+			for v in $(round_order "$r" VARIANTS); do
 				applies "$v" probe-nl || continue
 				activate_build "$v"
 				wl_probe_nl "$r" "$v" "$w"
@@ -494,7 +494,7 @@ run_build_large() {
 			for mode in serial parallel; do
 				set="SET max_parallel_maintenance_workers = 0;"
 				[[ $mode == parallel ]] && set="SET max_parallel_maintenance_workers = 2;"
-				for v in "${VARIANTS[@]}"; do
+				for v in $(round_order "$r" VARIANTS); do
 					[[ $(variant_am "$v") == hash ]] && continue
 					activate_build "$v"
 					ddl=$(build_large_ddl "$ds" "$v")
@@ -653,7 +653,7 @@ run_probe_text() {
 		loads=
 		for ((r = 0; r <= ROUNDS; r++)); do
 			log "=== probe-text $ds: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-			for v in "${TEXT_VARIANTS[@]}"; do
+			for v in $(round_order "$r" TEXT_VARIANTS); do
 				activate_build "$v"
 				wl_probe_text "$r" "$ds" "$v"
 			done
