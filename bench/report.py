@@ -118,19 +118,30 @@ def read_raw(path):
     return rows
 
 
-def summarise(rows):
-    """-> list of dicts, one per (workload, metric, variant), report order."""
-    values = defaultdict(dict)  # (w, m, v) -> {round: value}
-    variants = []
-    keys = []
+def round_values(rows):
+    """-> ({(workload, metric, variant): {round: value}}, those keys in the
+    order of the raw rows); the warm-up round 0 left out."""
+    values = defaultdict(dict)
+    order = []
     for rnd, w, v, m, x in rows:
         if rnd == 0:
             continue
+        values[(w, m, v)][rnd] = x
+        if (w, m, v) not in order:
+            order.append((w, m, v))
+    return values, order
+
+
+def summarise(rows):
+    """-> list of dicts, one per (workload, metric, variant), report order."""
+    values, order = round_values(rows)
+    variants = []
+    keys = []
+    for w, m, v in order:
         if v not in variants:
             variants.append(v)
         if (w, m) not in keys:
             keys.append((w, m))
-        values[(w, m, v)][rnd] = x
 
     first = {}
     for i, (w, m) in enumerate(keys):
@@ -320,14 +331,7 @@ def headline_text(summary):
 def baseline_ab(rows):
     """--baseline: each variant against its twin "<variant>-base" (the same
     index, another commit's btlayout.so), ratio per round, median [min-max]."""
-    values = defaultdict(dict)  # (w, m, v) -> {round: value}
-    order = []
-    for rnd, w, v, m, x in rows:
-        if rnd == 0:
-            continue
-        values[(w, m, v)][rnd] = x
-        if (w, m, v) not in order:
-            order.append((w, m, v))
+    values, order = round_values(rows)
     lines = []
     for w, m, v in order:
         twin = values.get((w, m, v + "-base"))

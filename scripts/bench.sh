@@ -259,12 +259,7 @@ resolve_variants() {
 		required+="btlayout "
 		[[ $PGO == 1 ]] && required+="btlayout-pgo "
 	fi
-	if [[ -n $BASELINE ]]; then
-		baseline_twins wanted
-		for v in "${wanted[@]}"; do
-			[[ $v == *-base && $required == *" ${v%-base} "* ]] && required+="$v "
-		done
-	fi
+	[[ -n $BASELINE ]] && baseline_twins wanted required
 	VARIANTS=()
 	for v in "${wanted[@]}"; do
 		if variant_works "$v"; then
@@ -304,12 +299,7 @@ resolve_text() {
 			wanted+=("$k")
 		done
 	fi
-	if [[ -n $BASELINE ]]; then
-		baseline_twins wanted
-		for k in "${wanted[@]}"; do
-			[[ $k == *-base && $required == *" ${k%-base} "* ]] && required+="$k "
-		done
-	fi
+	[[ -n $BASELINE ]] && baseline_twins wanted required
 	TEXT_VARIANTS=()
 	for k in "${wanted[@]}"; do
 		if variant_works "$k"; then

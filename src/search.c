@@ -91,7 +91,6 @@ typedef struct BtlWalk
 	const BtlSearchKey *key;
 	Page		page;
 	OffsetNumber first;			/* offset of the item of rank 0 */
-	OffsetNumber maxoff;
 	const uint16 *ranks;		/* the rank held by each slot */
 	int			inserted;		/* items inserted since the layout */
 	const char *base;			/* address of slot 0 */
@@ -174,7 +173,7 @@ walk_hint(void *ctx, int first, int count, bool final)
 	{
 		OffsetNumber lo = w->first + Max(w->ranks[first] - 1, 0);
 		OffsetNumber hi = Min(w->first + w->ranks[last] + 1 + w->inserted,
-							  w->maxoff);
+							  w->first + w->n + w->inserted - 1);
 
 		prefetch_lines((const char *) PageGetItemId(w->page, lo),
 					   (const char *) (PageGetItemId(w->page, hi) + 1), 4);
@@ -306,7 +305,6 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	w.key = key;
 	w.page = page;
 	w.first = first;
-	w.maxoff = first + nitems - 1;
 	w.ranks = ranks;
 	w.inserted = inserted;
 	w.base = (const char *) page + baseoff;

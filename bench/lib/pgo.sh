@@ -44,14 +44,15 @@ activate_build() {
 	CURRENT_BUILD=$want
 }
 
-# pgo_build NAME COPT: build the scratch copy with COPT, save as NAME.so
-pgo_build() {
-	local name=$1 copt=$2
-	log "pgo: building $name.so${copt:+ (COPT=$copt)}"
-	make -C "$PGO_SRC" PG_CONFIG="$PG_CONFIG" with_llvm=no clean >>"$LOG" 2>&1
-	make -C "$PGO_SRC" PG_CONFIG="$PG_CONFIG" with_llvm=no COPT="$copt" >>"$LOG" 2>&1 ||
-		die "pgo: build of $name.so failed (see $LOG)"
-	install -m 755 "$PGO_SRC/btlayout.so" "$TMPD/lib/$name.so"
+# module_build SRC NAME COPT: build the source tree SRC with COPT, save as
+# NAME.so (the --pgo builds and the --baseline one)
+module_build() {
+	local src=$1 name=$2 copt=$3
+	log "building $name.so${copt:+ (COPT=$copt)}"
+	make -C "$src" PG_CONFIG="$PG_CONFIG" with_llvm=no clean >>"$LOG" 2>&1
+	make -C "$src" PG_CONFIG="$PG_CONFIG" with_llvm=no COPT="$copt" >>"$LOG" 2>&1 ||
+		die "build of $name.so failed (see $LOG)"
+	install -m 755 "$src/btlayout.so" "$TMPD/lib/$name.so"
 }
 
 # pgo_redirect DB: point the extension's C functions in DB at $TMPD/lib.
@@ -93,8 +94,8 @@ pgo_prepare() {
 	tar -C "$REPO" --exclude=./.git --exclude=./bench/results --exclude='*.o' \
 		--exclude='*.so' --exclude='*.bc' -cf - . | tar -C "$PGO_SRC" -xf -
 
-	pgo_build normal ""
-	pgo_build instr "-fprofile-generate=$PGO_PROF"
+	module_build "$PGO_SRC" normal ""
+	module_build "$PGO_SRC" instr "-fprofile-generate=$PGO_PROF"
 	V_BUILD["_instr"]=instr
 	activate_build _instr
 
@@ -142,7 +143,7 @@ pgo_prepare() {
 	log "pgo: training wrote $n profile files"
 	cp -r "$PGO_PROF" "$RESULTS/pgo-profile"
 
-	pgo_build pgo "-fprofile-use=$PGO_PROF -fprofile-correction"
+	module_build "$PGO_SRC" pgo "-fprofile-use=$PGO_PROF -fprofile-correction"
 	if grep -q 'missing-profile\|profile count data file not found' "$LOG"; then
 		warn "pgo: gcc did not find a profile for some files (see $LOG)"
 	fi
@@ -176,17 +177,15 @@ baseline_prepare() {
 	mkdir -p "$src" "$TMPD/lib"
 	git -C "$REPO" archive "$BASELINE" | tar -C "$src" -xf - ||
 		die "baseline: git archive $BASELINE failed"
-	log "baseline: building $BASELINE"
-	make -C "$src" PG_CONFIG="$PG_CONFIG" with_llvm=no >>"$LOG" 2>&1 ||
-		die "baseline: build of $BASELINE failed (see $LOG)"
-	install -m 755 "$src/btlayout.so" "$TMPD/lib/base.so"
+	module_build "$src" base ""
 	BASELINE_INFO="variants *-base run btlayout.so built from $(git -C "$REPO" log -1 --format='%h (%cs, %s)' "$BASELINE"), md5 $(md5sum <"$TMPD/lib/base.so" | cut -c1-12)"
 }
 
-# baseline_twins LIST: after each btlayout variant of the named list (normal
-# build), its twin "<variant>-base".
+# baseline_twins LIST REQUIRED: after each btlayout variant of the named
+# list (normal build), its twin "<variant>-base"; the twin of a variant
+# named in the string variable REQUIRED is required too.
 baseline_twins() {
-	local -n lst=$1
+	local -n lst=$1 req=$2
 	local v t out=()
 	for v in "${lst[@]}"; do
 		out+=("$v")
@@ -199,6 +198,7 @@ baseline_twins() {
 		V_SET[$t]=${V_SET[$v]}
 		V_DEFAULT[$t]=${V_DEFAULT[$v]}
 		V_KEY[$t]=${V_KEY[$v]}
+		[[ $req == *" $v "* ]] && req+="$t "
 		out+=("$t")
 	done
 	lst=("${out[@]}")
