@@ -58,12 +58,14 @@ my $stats = q{SELECT upper_copy_hits || ' ' || upper_copy_misses FROM btlayout_s
 
 # The standby session waits for each step of the primary (one short
 # statement at a time, so that no snapshot holds replay back), then looks
-# the keys up
+# the keys up.  Both statements of the wait name the step, so that
+# pg_stat_activity shows which step the session waits for whichever of
+# the two it ran last.
 sub wait_for_step
 {
 	my ($step) = @_;
 	return ("SELECT NOT EXISTS (SELECT FROM marker WHERE step = $step) AS waiting \\gset\n"
-		  . "\\if :waiting\nSELECT pg_sleep(0.2) \\g /dev/null\n\\endif\n") x 900
+		  . "\\if :waiting\nSELECT pg_sleep(0.2), 'waiting for step = $step' \\g /dev/null\n\\endif\n") x 900
 	  . "SELECT 'step $step: ' || EXISTS (SELECT FROM marker WHERE step = $step);\n";
 }
 my $script = "SET enable_seqscan = off;\nSET enable_bitmapscan = off;\n"
