@@ -52,9 +52,9 @@ What to run:
                      [every one the installed btlayout accepts, but those
                      marked "no"]
   --workloads a,b,c  of: build select probe-batch probe-nl range write
-                     probe-inserts build-large probe-text [all but
-                     probe-inserts, build-large and probe-text; with --smoke
-                     all]
+                     probe-inserts probe-uuid build-large probe-text [all
+                     but probe-inserts, probe-uuid, build-large and
+                     probe-text; with --smoke all]
                      build-large: CREATE INDEX on 10M-row tables (int4
                      scattered, md5 text, pgbench_accounts, a 3-column
                      index), serial and with the default parallel workers,
@@ -62,6 +62,8 @@ What to run:
                      probe-inserts: after the other rounds, probe-nl again
                      after random inserts of 0.1%, 1% and 10% of the keys
                      (cumulative, no VACUUM), as probe-ins-0.1 etc.
+                     probe-uuid: probe-nl on a table of its own of
+                     scale*100000 uuid keys, one index per variant
                      probe-text: --probes random keys of text datasets (code,
                      md5, url) in nested-loop index-only scans, btlayout's
                      text classes against btree under COLLATE "C" and in the
@@ -208,10 +210,16 @@ source "$BENCH/lib/workloads.sh"
 source "$BENCH/lib/pgo.sh"
 
 has_workload() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]]; }
-# has_int_workloads: is any workload on the integer tables selected?
+# has_int_workloads: is any workload of the variants of variants.conf
+# selected?  has_table_workloads: any on the tables load_data makes?
 has_int_workloads() {
 	local w
 	for w in "${WORKLOADS[@]}"; do [[ $INT_WORKLOADS == *" $w "* ]] && return 0; done
+	return 1
+}
+has_table_workloads() {
+	local w
+	for w in "${WORKLOADS[@]}"; do [[ $TABLE_WORKLOADS == *" $w "* ]] && return 0; done
 	return 1
 }
 
@@ -348,7 +356,7 @@ plan_duration() {
 		done
 	done
 	setup=$(awk -v s="$SCALE" -v n="$nv" 'BEGIN { print 15 + s / 100 * (45 + 20 * n) }')
-	has_int_workloads || setup=0
+	has_table_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
 		DURATION=5
@@ -397,7 +405,7 @@ write_meta() {
 	[[ -n $BASELINE_INFO ]] && meta "baseline" "$BASELINE_INFO"
 	meta "rounds" "$ROUNDS measured after 1 warm-up round (discarded); variants interleaved within each round, in reverse order in odd rounds"
 	meta "workloads" "${WORKLOADS[*]}"
-	if has_int_workloads; then
+	if has_table_workloads; then
 		meta "scale" "$SCALE ($ROWS rows in pgbench_accounts and in probe_t, $WROWS in write_t)"
 		if ((SMOKE)); then
 			meta "duration" "$SMOKE_TRANSACTIONS transactions per client per pgbench run (smoke)"
@@ -411,6 +419,8 @@ write_meta() {
 		has_workload probe-inserts &&
 			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi
+	has_workload probe-uuid &&
+		meta "probe-uuid" "$PROBES random keys of uuid_t, $ROWS keys md5(g)::uuid, nested loop, index-only scan (hash: index scan)"
 	for v in "${VARIANTS[@]}"; do
 		if ((PGO)) || [[ -n $BASELINE ]]; then
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})} [build: ${V_BUILD[$v]}]"
@@ -526,8 +536,15 @@ main() {
 	fi
 
 	# Size shared_buffers for what will be loaded, then restart.
-	local sb
-	sb=$(size_shared_buffers "${#VARIANTS[@]}" "$( ((${#TEXT_VARIANTS[@]})) && text_need_mb "${#TEXT_VARIANTS[@]}")")
+	# probe-uuid's and probe-text's tables are dropped after their rounds:
+	# the larger of the two is what is loaded at once.
+	local sb extra=0 u
+	((${#TEXT_VARIANTS[@]})) && extra=$(text_need_mb "${#TEXT_VARIANTS[@]}")
+	if has_workload probe-uuid; then
+		u=$(uuid_need_mb "${#VARIANTS[@]}")
+		((u > extra)) && extra=$u
+	fi
+	sb=$(size_shared_buffers "$(has_table_workloads && echo "${#VARIANTS[@]}" || echo 0)" "$extra")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	((HUGE_PAGES)) || sql "ALTER SYSTEM SET huge_pages = off" >/dev/null
 	cluster_stop
@@ -540,13 +557,13 @@ main() {
 	log "cluster: shared_buffers = $sb"
 	write_meta
 
-	if has_int_workloads; then
+	if has_table_workloads; then
 		load_data
 		log "setup done in $(elapsed "$t_start" "$(now_s)") s"
 	fi
 
 	for ((r = 0; r <= ROUNDS; r++)); do
-		has_int_workloads || break
+		has_table_workloads || break
 		dur=$DURATION
 		((r == 0)) && dur=$WARMUP_DURATION
 		RUNLEN=(-T "$dur")
@@ -571,11 +588,16 @@ main() {
 		LOADS+="${LOADS:+, }$(loadavg)"
 		log "round $r done, $(elapsed "$t_start" "$(now_s)") s since start, load average $(loadavg)"
 	done
-	has_int_workloads && meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
+	has_table_workloads && meta "load average" "$LOAD0 at start; after each round (0 = warm-up): $LOADS (the benchmark itself keeps about 1-2 busy)"
 	if has_workload probe-inserts; then
 		# Writes into probe_t: after every other workload on it.
 		run_probe_inserts
 		log "probe-inserts done, $(elapsed "$t_start" "$(now_s)") s since start"
+	fi
+	if has_workload probe-uuid; then
+		# Its own table, after the others.
+		run_probe_uuid
+		log "probe-uuid done, $(elapsed "$t_start" "$(now_s)") s since start"
 	fi
 	if has_workload build-large; then
 		# Its own table, after the others.

@@ -12,6 +12,10 @@
 #   write_t            (k, v), ROWS/10 keys, made anew for each variant in
 #                      each round with the variant's index write_idx
 #                                          (build, write)
+#   uuid_t             (k uuid), ROWS keys md5(g)::uuid, one index per
+#                      variant: uuid_<variant>; and uuid_keys, PROBES of its
+#                      keys in random order.  After the other workloads'
+#                      rounds, dropped after its own         (probe-uuid)
 #   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
 #                      url), one index per text variant (variants-text.conf):
 #                      text_<ds>_<variant>; and text_keys_<ds>, PROBES of
@@ -31,9 +35,13 @@
 # dataset by dataset, after the others).  The default set is all but
 # probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
 # runs it too (tiny).
-ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts build-large probe-text)
+ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts probe-uuid build-large probe-text)
 DEFAULT_WORKLOADS=(select probe-batch probe-nl range build write)
-INT_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts build-large "
+# The workloads on pgbench_accounts, probe_t and write_t (load_data), and
+# those that run the variants of variants.conf: these and probe-uuid, which
+# loads a table of its own
+TABLE_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts build-large "
+INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
 # index on the inner side is the only plan left (checked before each run).
@@ -330,17 +338,24 @@ wl_probe_batch() {
 	log "r$r probe-batch $v: $(fmt_num "$lps") lookups/s"
 }
 
-# wl_probe_nl ROUND VARIANT [WORKLOAD]: probe-nl, recorded under WORKLOAD
-# (probe-ins-* after inserts, whose duplicates a probe also finds: the
-# count is then at least PROBES)
+# wl_probe_nl ROUND VARIANT [WORKLOAD]: probe-nl, recorded under WORKLOAD:
+# probe-ins-* after inserts (whose duplicates a probe also finds: the
+# count is then at least PROBES), probe-uuid on uuid_t's keys
 wl_probe_nl() {
-	local r=$1 v=$2 w=${3:-probe-nl} query scan wall lps
+	local r=$1 v=$2 w=${3:-probe-nl} query scan wall lps use idx
 	query="SELECT count(*) FROM probe_keys q JOIN probe_t p ON p.k = q.k"
+	use=$(use_sql "$v")
+	idx=$(pidx "$v")
+	if [[ $w == probe-uuid ]]; then
+		query="SELECT count(*) FROM uuid_keys q JOIN uuid_t p ON p.k = q.k"
+		use=$(use_uuid_sql "$v")
+		idx=$(uidx "$v")
+	fi
 	scan='Index Only Scan'
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
-	check_plan "$w/$v" "$v" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $(pidx "$v") "
+	check_plan_with "$w/$v" "$use" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $idx "
 	sql_timed "$PROBE_SET" "$query;"
-	if [[ $w == probe-nl ]]; then
+	if [[ $w == probe-nl || $w == probe-uuid ]]; then
 		[[ $TIMED_OUT == "$PROBES" ]] || die "$w/$v: found $TIMED_OUT of $PROBES keys"
 	else
 		((TIMED_OUT >= PROBES)) || die "$w/$v: found $TIMED_OUT of at least $PROBES keys"
@@ -447,6 +462,80 @@ run_probe_inserts() {
 			done
 		done
 	done
+}
+
+# --- probe-uuid: probe-nl on uuid keys -----------------------------------------
+#
+# After the other workloads' rounds, on a table of its own: uuid_t (k uuid)
+# of ROWS keys md5(g)::uuid, spread over the key space like random (version
+# 4) uuids but the same in every run, inserted in order of g, so that heap
+# order and key order are unrelated; one index per variant (uidx, the
+# variants of variants.conf); uuid_keys, PROBES random existing keys in
+# random order (fixed seed).  A warm-up round and ROUNDS rounds of probe-nl
+# over them, the variants interleaved, recorded as workload probe-uuid.  The
+# keys are 16 bytes wide: a leaf holds about 200 of them instead of int4's
+# 400, the index is twice probe_t's and its levels' compares are wider.
+
+uidx() { echo "uuid_$(vid "$1")"; } # variant -> its index on uuid_t
+uuid_key_expr() { echo "md5(($1)::text)::uuid"; }
+
+# use_uuid_sql VARIANT -> SQL making the variant's index the only valid one
+# on uuid_t
+use_uuid_sql() {
+	local i
+	i=$(uidx "$1")
+	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
+	      WHERE indrelid = 'uuid_t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
+}
+
+# uuid_need_mb NVARIANTS -> MB of shared_buffers probe-uuid needs: the heap
+# (44 bytes a row: tuple header, key, line pointer), an index per variant (a
+# 24-byte leaf tuple and its line pointer at 90% fill: 31 bytes a key), the
+# probe keys
+uuid_need_mb() {
+	awk -v n="$ROWS" -v nv="$1" -v p="$PROBES" 'BEGIN { printf "%d", (n * 44 + n * nv * 31 + p * 44) * 1.1 / 1048576 }'
+}
+
+# load_uuid: the tables, their vacuum, every variant's index, prewarm
+load_uuid() {
+	local v t0 size
+	t0=$(now_s)
+	sql "CREATE TABLE uuid_t (k uuid NOT NULL);
+	     INSERT INTO uuid_t SELECT $(uuid_key_expr g) FROM generate_series(1, $ROWS) g;" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) uuid_t" >/dev/null
+	sql "SELECT setseed(0.4242);
+	     CREATE TABLE uuid_keys AS
+	       SELECT $(uuid_key_expr '(1 + floor(random() * '"$ROWS"'))::int4') AS k
+	       FROM generate_series(1, $PROBES);" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) uuid_keys" >/dev/null
+	log "load: probe-uuid: tables in $(elapsed "$t0" "$(now_s)") s"
+	for v in "${VARIANTS[@]}"; do
+		activate_build "$v"
+		sql_timed "${V_SET[$v]}" "CREATE INDEX $(uidx "$v") ON uuid_t $(ddl_for "$v" k);"
+		size=$(sql "SELECT pg_relation_size('$(uidx "$v")')")
+		record -1 probe-uuid "$v" uuid_build_s "$(ms_to_s "$TIMED_MS")"
+		record -1 probe-uuid "$v" uuid_size_mb "$(bytes_to_mb "$size")"
+		layout_stats_hook -1 probe-uuid "$v" "$(uidx "$v")"
+		log "load: probe-uuid $v: CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB"
+	done
+	sql "CHECKPOINT" >/dev/null
+	prewarm_all 'uuid\_%'
+	log "load: probe-uuid in $(elapsed "$t0" "$(now_s)") s"
+}
+
+run_probe_uuid() {
+	local r v loads=
+	load_uuid
+	for ((r = 0; r <= ROUNDS; r++)); do
+		log "=== probe-uuid: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+		for v in $(round_order "$r" VARIANTS); do
+			activate_build "$v"
+			wl_probe_nl "$r" "$v" probe-uuid
+		done
+		loads+="${loads:+, }$(loadavg)"
+	done
+	meta "load average, probe-uuid" "after each round (0 = warm-up): $loads"
+	sql "DROP TABLE uuid_t, uuid_keys; CHECKPOINT" >/dev/null
 }
 
 # --- build-large: CREATE INDEX on large tables, serial and parallel -----------
