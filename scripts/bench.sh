@@ -86,6 +86,9 @@ What to run:
                      variant's per-round ratio to its twin
   --no-huge-pages    shared_buffers in normal 4 kB pages (huge_pages = off)
                      instead of 2 MB huge pages reserved for the run
+  --set NAME=VALUE   a server setting for the whole run, after the
+                     benchmark's own (repeatable), e.g. --set
+                     btlayout.upper_copy=16MB
 
 Setup and output:
   --pg V             PostgreSQL major version: 15 (Debian's packages) or
@@ -134,6 +137,7 @@ BASELINE=
 NO_INSTALL=0
 NO_BUILD=0
 HUGE_PAGES=1
+EXTRA_SETTINGS=()
 OUT=$BENCH/results
 KEEP=0
 REPORT_ONLY=
@@ -172,6 +176,11 @@ while (($#)); do
 	--pg) need_arg "$@"; PG_VERSION=$2; shift ;;
 	--no-build) NO_BUILD=1 ;;
 	--no-huge-pages) HUGE_PAGES=0 ;;
+	--set)
+		need_arg "$@"
+		[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_.]*=.+$ ]] || { echo "bench.sh: --set wants NAME=VALUE, not '$2'" >&2; exit 2; }
+		EXTRA_SETTINGS+=("$2")
+		shift ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--keep) KEEP=1 ;;
 	--report-only) need_arg "$@"; REPORT_ONLY=$2; shift ;;
@@ -398,6 +407,7 @@ write_meta() {
 	meta "kernel" "$(uname -r)"
 	meta "postgresql" "$(sql 'SELECT version()')"
 	meta "settings" "$settings"
+	((${#EXTRA_SETTINGS[@]})) && meta "settings given (--set)" "${EXTRA_SETTINGS[*]}"
 	meta "huge pages" "${HUGEPAGES:-0} of 2 MB reserved, $(awk '/^HugePages_(Total|Free|Rsvd):/ { v[$1] = $2 } END { print v["HugePages_Total:"] - v["HugePages_Free:"] + v["HugePages_Rsvd:"] }' /proc/meminfo) taken (by all servers on the machine)"
 	meta "git" "$git_rev"
 	meta "btlayout.so" "$MODULE_INFO"

@@ -178,6 +178,10 @@ cluster_create() {
 		log_min_messages = warning
 		log_checkpoints = on
 	EOF
+	local kv
+	for kv in "${EXTRA_SETTINGS[@]}"; do
+		printf "%s = '%s'\n" "${kv%%=*}" "$(sed "s/'/''/g" <<<"${kv#*=}")" >>"$PGDATA_DIR/postgresql.conf"
+	done
 	cluster_start
 }
 
