@@ -211,6 +211,17 @@ prewarm_all() {
 ms_to_s() { awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }'; }
 bytes_to_mb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1048576 }'; }
 
+# make_probe_keys TABLE KEYFN: TABLE (k), PROBES random keys of the ROWS
+# that KEYFN gives row numbers 1..ROWS, in random order, vacuumed.  A fixed
+# seed, so that every run probes the same keys.
+make_probe_keys() {
+	sql "SELECT setseed(0.4242);
+	     CREATE TABLE $1 AS
+	       SELECT $($2 '(1 + floor(random() * '"$ROWS"'))::int4') AS k
+	       FROM generate_series(1, $PROBES);" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) $1" >/dev/null
+}
+
 # load_data: the pgbench tables, probe_t, every variant's two indexes (their
 # build times and sizes are the round -1 "load" measurements), probe_keys.
 load_data() {
@@ -227,12 +238,7 @@ load_data() {
 	# Vacuumed before the indexes exist: all-visible for index-only scans,
 	# and no later VACUUM touches (or relays out) an index.
 	sql "VACUUM (FREEZE, ANALYZE) probe_t" >/dev/null
-	# The probe keys: a fixed seed, so every run probes the same keys.
-	sql "SELECT setseed(0.4242);
-	     CREATE TABLE probe_keys AS
-	       SELECT $(key_expr '(1 + floor(random() * '"$ROWS"'))::int4') AS k
-	       FROM generate_series(1, $PROBES);" >/dev/null
-	sql "VACUUM (FREEZE, ANALYZE) probe_keys" >/dev/null
+	make_probe_keys probe_keys key_expr
 	log "load: tables in $(elapsed "$t0" "$(now_s)") s"
 
 	for v in "${VARIANTS[@]}"; do
@@ -503,11 +509,7 @@ load_uuid() {
 	sql "CREATE TABLE uuid_t (k uuid NOT NULL);
 	     INSERT INTO uuid_t SELECT $(uuid_key_expr g) FROM generate_series(1, $ROWS) g;" >/dev/null
 	sql "VACUUM (FREEZE, ANALYZE) uuid_t" >/dev/null
-	sql "SELECT setseed(0.4242);
-	     CREATE TABLE uuid_keys AS
-	       SELECT $(uuid_key_expr '(1 + floor(random() * '"$ROWS"'))::int4') AS k
-	       FROM generate_series(1, $PROBES);" >/dev/null
-	sql "VACUUM (FREEZE, ANALYZE) uuid_keys" >/dev/null
+	make_probe_keys uuid_keys uuid_key_expr
 	log "load: probe-uuid: tables in $(elapsed "$t0" "$(now_s)") s"
 	for v in "${VARIANTS[@]}"; do
 		activate_build "$v"
