@@ -75,7 +75,7 @@ typedef struct BtlKeyAtt
 typedef struct BtlSearchKey
 {
 	int			layout;			/* the index's layout (a BtlLayout) */
-	bool		prefetch;		/* prefetch what the layout walk needs next */
+	bool		prefetch;		/* prefetch what the in-page search needs next */
 	bool		recent_buffers; /* pin pages where they were last (recent.c) */
 	bool		upper_copy;		/* start from the copy of the upper levels
 								 * (upper.c) */

@@ -131,7 +131,7 @@ _PG_init(void)
 					   ShareUpdateExclusiveLock);
 
 	add_bool_reloption(btl_relopt_kind, "prefetch",
-					   "Prefetch what the layout-directed search of this btlayout index needs next",
+					   "Prefetch what the in-page search of this btlayout index needs next",
 					   true,
 					   ShareUpdateExclusiveLock);
 
@@ -151,7 +151,7 @@ _PG_init(void)
 					   ShareUpdateExclusiveLock);
 
 	DefineCustomBoolVariable("btlayout.prefetch",
-							 "Prefetch what the layout-directed search needs next.",
+							 "Prefetch what the in-page search needs next.",
 							 "Off turns prefetching off for every btlayout index; "
 							 "on leaves it to each index's prefetch option.",
 							 &btl_prefetch,
