@@ -219,18 +219,15 @@ source "$BENCH/lib/workloads.sh"
 source "$BENCH/lib/pgo.sh"
 
 has_workload() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]]; }
-# has_int_workloads: is any workload of the variants of variants.conf
-# selected?  has_table_workloads: any on the tables load_data makes?
-has_int_workloads() {
+# selects_any " a b ": is any of these workloads selected?
+selects_any() {
 	local w
-	for w in "${WORKLOADS[@]}"; do [[ $INT_WORKLOADS == *" $w "* ]] && return 0; done
+	for w in "${WORKLOADS[@]}"; do [[ $1 == *" $w "* ]] && return 0; done
 	return 1
 }
-has_table_workloads() {
-	local w
-	for w in "${WORKLOADS[@]}"; do [[ $TABLE_WORKLOADS == *" $w "* ]] && return 0; done
-	return 1
-}
+# any workload of the variants of variants.conf; any on load_data's tables
+has_int_workloads() { selects_any "$INT_WORKLOADS"; }
+has_table_workloads() { selects_any "$TABLE_WORKLOADS"; }
 
 # --- which variants and workloads ---------------------------------------------
 

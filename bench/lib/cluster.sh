@@ -92,7 +92,8 @@ pick_port() {
 # unit on PostgreSQL 15: pgbench_accounts 13.0 MB, probe_t 3.6 MB, an int4
 # btree index 2.2 MB and a hash index 2.6-4 MB, two per variant; write_t and
 # its index a tenth; none of it when NVAR is 0), plus EXTRA_MB (probe-text's
-# or probe-uuid's tables), plus a margin, rounded up to 256 MB, capped at 60% of memory.
+# or probe-uuid's tables), plus a margin, rounded up to 256 MB, capped at
+# 60% of memory.
 size_shared_buffers() {
 	local nvar=$1 extra=${2:-0} mem_mb need cap
 	mem_mb=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
