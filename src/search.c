@@ -233,6 +233,13 @@ prefetch_item(Page page, OffsetNumber off)
 					   0, 3);
 }
 
+/* The middle offset of lo .. hi - 1, where a binary search compares */
+static pg_attribute_always_inline int
+middle(int lo, int hi)
+{
+	return lo + (hi - lo) / 2;
+}
+
 /*
  * Binary search through line pointers for the first item of lo .. hi - 1
  * not below the key; hi if there is none.
@@ -258,20 +265,20 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
 
 	while (hi > lo)
 	{
-		OffsetNumber mid = lo + (hi - lo) / 2;
+		OffsetNumber mid = middle(lo, hi);
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, mid));
 
 		if (key->prefetch && hi - lo >= 16)
 		{
-			OffsetNumber left = lo + (mid - lo) / 2;
-			OffsetNumber right = mid + 1 + (hi - mid - 1) / 2;
+			OffsetNumber left = middle(lo, mid);
+			OffsetNumber right = middle(mid + 1, hi);
 
 			prefetch_item(page, left);
 			prefetch_item(page, right);
-			__builtin_prefetch(PageGetItemId(page, lo + (left - lo) / 2), 0, 3);
-			__builtin_prefetch(PageGetItemId(page, left + 1 + (mid - left - 1) / 2), 0, 3);
-			__builtin_prefetch(PageGetItemId(page, mid + 1 + (right - mid - 1) / 2), 0, 3);
-			__builtin_prefetch(PageGetItemId(page, right + 1 + (hi - right - 1) / 2), 0, 3);
+			__builtin_prefetch(PageGetItemId(page, middle(lo, left)), 0, 3);
+			__builtin_prefetch(PageGetItemId(page, middle(left + 1, mid)), 0, 3);
+			__builtin_prefetch(PageGetItemId(page, middle(mid + 1, right)), 0, 3);
+			__builtin_prefetch(PageGetItemId(page, middle(right + 1, hi)), 0, 3);
 		}
 		if (btl_compare(key, rel, itup) >= cmpval)
 			lo = mid + 1;
@@ -590,10 +597,8 @@ prefetch_leaf_start(Page page, OffsetNumber first)
 {
 	int			hikey = Min(ItemIdGetOffset(PageGetItemId(page, P_HIKEY)),
 							BLCKSZ - 1);
-	int			item = Min(ItemIdGetOffset(PageGetItemId(page, first)),
-						   BLCKSZ - 1);
 
-	__builtin_prefetch((const char *) page + item, 0, 3);
+	prefetch_item(page, first);
 	prefetch_lines((const char *) page + hikey,
 				   (const char *) page + Min(hikey + 4 * BTL_CACHE_LINE, BLCKSZ), 4);
 }
