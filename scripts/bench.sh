@@ -88,7 +88,8 @@ What to run:
                      instead of 2 MB huge pages reserved for the run
   --set NAME=VALUE   a server setting for the whole run, after the
                      benchmark's own (repeatable), e.g. --set
-                     btlayout.upper_copy=16MB
+                     btlayout.upper_copy=16MB; not shared_buffers or
+                     huge_pages, which the run sets itself
 
 Setup and output:
   --pg V             PostgreSQL major version: 15 (Debian's packages) or
@@ -179,6 +180,10 @@ while (($#)); do
 	--set)
 		need_arg "$@"
 		[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_.]*=.+$ ]] || { echo "bench.sh: --set wants NAME=VALUE, not '$2'" >&2; exit 2; }
+		# The run sizes these itself (ALTER SYSTEM, which a --set line would not override)
+		set_name=${2%%=*}
+		[[ ${set_name,,} =~ ^(shared_buffers|huge_pages)$ ]] &&
+			{ echo "bench.sh: --set ${2%%=*}: the benchmark sets it (shared_buffers from the data, huge_pages with --no-huge-pages)" >&2; exit 2; }
 		EXTRA_SETTINGS+=("$2")
 		shift ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
