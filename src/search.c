@@ -638,6 +638,15 @@ leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
  * The leaf for the key through this backend's copy of the upper levels
  * (upper.c), read-locked and proven to be the key's; InvalidBuffer if the
  * copy has no path to a leaf or the leaf it names is not the key's.
+ *
+ * A copy held at its memory cap lacks pages it cannot take: a page below
+ * those it holds is then searched in its buffer, read-locked, if it is a
+ * live internal page of the level the walk expects, and the walk goes on
+ * from its downlink (each page read so is one pin and lock instead of the
+ * ordinary descent's pins and locks from the root).  That page is just
+ * another step whose answer the leaf must prove, like the images'.  A copy
+ * below the cap lacks a page only because no descent has read it yet, and
+ * the ordinary descent reads and keeps it.
  */
 static Buffer
 search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
@@ -645,31 +654,54 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno;
 	uint32		level;
-	Page		page;
 	Buffer		buf;
 
 	if (copy == NULL)
 		return InvalidBuffer;
 
 	/*
-	 * Each image is of an internal page; the levels of a stale copy need
-	 * not chain, so each step must go one level down, which ends the walk.
+	 * Each page is an internal page; the levels of a stale copy need not
+	 * chain, so each step must go one level down, which ends the walk.
 	 */
 	blkno = btl_upper_start(copy);
 	level = PG_UINT32_MAX;		/* the first image's, whatever it is */
-	while ((page = btl_upper_page(copy, blkno)) != NULL)
+	for (;;)
 	{
-		BTPageOpaque opaque = BTPageGetOpaque(page);
+		Page		page = btl_upper_page(copy, blkno);
+		Buffer		ibuf = InvalidBuffer;
+		BTPageOpaque opaque;
 		OffsetNumber offnum;
 
+		if (page == NULL)
+		{
+			if (level == PG_UINT32_MAX || btl_upper_can_grow(copy))
+				break;
+			ibuf = read_and_lock(rel, blkno, key);
+			page = BufferGetPage(ibuf);
+			if (PageIsNew(page) ||
+				PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)) ||
+				P_IGNORE(BTPageGetOpaque(page)))
+			{
+				_bt_relbuf(rel, ibuf);
+				break;
+			}
+			btl_test_for_old_snapshot(snapshot, rel, page);
+		}
+		opaque = BTPageGetOpaque(page);
 		if (opaque->btpo_level == 0 ||
 			(level != PG_UINT32_MAX && opaque->btpo_level != level))
+		{
+			if (BufferIsValid(ibuf))
+				_bt_relbuf(rel, ibuf);
 			break;
+		}
 		level = opaque->btpo_level - 1;
-		offnum = binsrch_page(rel, key, page, blkno, InvalidBuffer);
+		offnum = binsrch_page(rel, key, page, blkno, ibuf);
 		blkno = BTreeTupleGetDownLink((IndexTuple)
 									  PageGetItem(page,
 												  PageGetItemId(page, offnum)));
+		if (BufferIsValid(ibuf))
+			_bt_relbuf(rel, ibuf);
 		if (level > 0)
 			continue;
 

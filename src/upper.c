@@ -33,7 +33,8 @@
  * TopMemoryContext, at most btlayout.upper_copy kilobytes in all copies of
  * a backend; past that a descent drops the least recently used other
  * index's copy, and if it is the only one, stops adding pages to it
- * (lookups below pages it lacks take the ordinary descent).  At most
+ * (a walk that reaches a page it lacks then searches that page in its
+ * buffer: search_copy() in search.c).  At most
  * BTL_UPPER_COPIES indexes have copies; the least recently used makes room.
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
@@ -170,6 +171,16 @@ btl_upper_copy_of(Relation rel)
 	}
 	copy->lastuse = ++use_counter;
 	return copy;
+}
+
+/*
+ * Can the copy take another page image: is it below the cap, or does some
+ * other copy hold images that make_room() would drop for it?
+ */
+bool
+btl_upper_can_grow(const BtlUpperCopy *copy)
+{
+	return total_pages < max_pages() || copy->npages < total_pages;
 }
 
 /* The block the descents of the copy start from */
