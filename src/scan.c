@@ -51,59 +51,43 @@ btl_scan_start_page(BTScanOpaque so, ScanDirection dir)
 	so->markItemIndex = -1;
 }
 
-/* Remember one heap TID of the page, and its index tuple if wanted */
-static void
-save_item(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
-		  ItemPointer heapTid, IndexTuple itup, int *tupleOffset)
+/*
+ * Save the heap TIDs of a posting list tuple, from itemIndex upwards
+ * (forward) or from itemIndex - 1 downwards (backward), and return the next
+ * itemIndex; btl_scan_save_tuple() (scan.h) for any tuple.  The TIDs go in
+ * heap TID order in the direction the scan returns them, so a backward
+ * scan returns them in ascending order too (as nbtree does; _bt_killitems
+ * relies on it).  They share one copy of the posting list's base tuple,
+ * whose size is set to the base's.
+ */
+int
+btl_scan_save_posting(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
+					  IndexTuple itup, ScanDirection dir)
 {
-	BTScanPosItem *item = &so->currPos.items[itemIndex];
+	int			ntids = BTreeTupleGetNPosting(itup);
+	int			step = ScanDirectionIsForward(dir) ? 1 : -1;
+	int			first = ScanDirectionIsForward(dir) ? itemIndex : itemIndex - 1;
+	int			tupleOffset = 0;
 
-	item->heapTid = *heapTid;
-	item->indexOffset = offnum;
-	if (so->currTuples == NULL)
-		return;
-
-	/* The TIDs of one posting list share its base tuple */
-	if (*tupleOffset < 0)
+	if (so->currTuples != NULL)
 	{
-		Size		size = BTreeTupleIsPosting(itup) ?
-		MAXALIGN(BTreeTupleGetPostingOffset(itup)) :
-		MAXALIGN(IndexTupleSize(itup));
+		Size		size = MAXALIGN(BTreeTupleGetPostingOffset(itup));
 		IndexTuple	copy = (IndexTuple) (so->currTuples + so->currPos.nextTupleOffset);
 
 		memcpy(copy, itup, size);
-		if (BTreeTupleIsPosting(itup))
-		{
-			copy->t_info &= ~INDEX_SIZE_MASK;
-			copy->t_info |= size;
-		}
-		*tupleOffset = so->currPos.nextTupleOffset;
+		copy->t_info &= ~INDEX_SIZE_MASK;
+		copy->t_info |= size;
+		tupleOffset = so->currPos.nextTupleOffset;
 		so->currPos.nextTupleOffset += size;
 	}
-	item->tupleOffset = *tupleOffset;
-}
+	for (int i = 0; i < ntids; i++)
+	{
+		BTScanPosItem *item = &so->currPos.items[first + i * step];
 
-/*
- * Save the matching heap TIDs of one tuple, from itemIndex upwards
- * (forward) or from itemIndex - 1 downwards (backward), and return the next
- * itemIndex.  The TIDs of a posting list go in heap TID order in the
- * direction the scan returns them, so a backward scan returns them in
- * ascending order too (as nbtree does; _bt_killitems relies on it).
- */
-int
-btl_scan_save_tuple(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
-		   IndexTuple itup, ScanDirection dir)
-{
-	int			ntids = BTreeTupleIsPosting(itup) ? BTreeTupleGetNPosting(itup) : 1;
-	int			step = ScanDirectionIsForward(dir) ? 1 : -1;
-	int			first = ScanDirectionIsForward(dir) ? itemIndex : itemIndex - 1;
-	int			tupleOffset = -1;
-	int			i;
-
-	for (i = 0; i < ntids; i++)
-		save_item(so, first + i * step, offnum,
-				  BTreeTupleIsPosting(itup) ? BTreeTupleGetPostingN(itup, i) : &itup->t_tid,
-				  itup, &tupleOffset);
+		item->heapTid = *BTreeTupleGetPostingN(itup, i);
+		item->indexOffset = offnum;
+		item->tupleOffset = tupleOffset;
+	}
 
 	return itemIndex + ntids * step;
 }

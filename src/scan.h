@@ -53,11 +53,43 @@ btl_read_ahead_start(Page page, int offnum, int step, OffsetNumber minoff,
 
 /* scan.c */
 extern void btl_scan_start_page(BTScanOpaque so, ScanDirection dir);
-extern int	btl_scan_save_tuple(BTScanOpaque so, int itemIndex,
-								OffsetNumber offnum, IndexTuple itup,
-								ScanDirection dir);
+extern int	btl_scan_save_posting(BTScanOpaque so, int itemIndex,
+								  OffsetNumber offnum, IndexTuple itup,
+								  ScanDirection dir);
 extern void btl_scan_return_item(IndexScanDesc scan);
 extern bool btl_scan_first(IndexScanDesc scan, ScanDirection dir);
+
+/*
+ * Save the heap TIDs of a matching tuple of the page into so->currPos, from
+ * itemIndex upwards (forward) or from itemIndex - 1 downwards (backward),
+ * with a copy of the tuple for an index-only scan; return the next
+ * itemIndex.  A plain tuple, what most pages hold, is saved here, inline in
+ * the page readers' loops; posting lists by btl_scan_save_posting().
+ */
+static inline int
+btl_scan_save_tuple(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
+					IndexTuple itup, ScanDirection dir)
+{
+	BTScanPosItem *item;
+
+	if (BTreeTupleIsPosting(itup))
+		return btl_scan_save_posting(so, itemIndex, offnum, itup, dir);
+
+	if (ScanDirectionIsBackward(dir))
+		itemIndex--;
+	item = &so->currPos.items[itemIndex];
+	item->heapTid = itup->t_tid;
+	item->indexOffset = offnum;
+	if (so->currTuples != NULL)
+	{
+		Size		size = IndexTupleSize(itup);
+
+		item->tupleOffset = so->currPos.nextTupleOffset;
+		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, size);
+		so->currPos.nextTupleOffset += MAXALIGN(size);
+	}
+	return ScanDirectionIsForward(dir) ? itemIndex + 1 : itemIndex;
+}
 
 /* scan_pgNN.c */
 extern bool btl_scan_read_first_page(IndexScanDesc scan, ScanDirection dir,
