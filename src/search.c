@@ -603,6 +603,14 @@ prefetch_leaf_start(Page page, OffsetNumber first)
 				   (const char *) page + Min(hikey + 4 * BTL_CACHE_LINE, BLCKSZ), 4);
 }
 
+/* Is the page, read by block number from a copy's downlink, a btree page? */
+static inline bool
+is_btree_page(Page page)
+{
+	return !PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(BTPageOpaqueData));
+}
+
 /*
  * Does the leaf page prove that it is the page the ordinary descent would
  * end on for the key?  (Read-locked by the caller; see btl_search().)
@@ -614,8 +622,7 @@ leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
 	BTPageOpaque opaque;
 	OffsetNumber first;
 
-	if (PageIsNew(page) ||
-		PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)))
+	if (!is_btree_page(page))
 		return false;
 	opaque = BTPageGetOpaque(page);
 	if (key->prefetch)
@@ -678,9 +685,7 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 				break;
 			ibuf = read_and_lock(rel, blkno, key);
 			page = BufferGetPage(ibuf);
-			if (PageIsNew(page) ||
-				PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)) ||
-				P_IGNORE(BTPageGetOpaque(page)))
+			if (!is_btree_page(page) || P_IGNORE(BTPageGetOpaque(page)))
 			{
 				_bt_relbuf(rel, ibuf);
 				break;
