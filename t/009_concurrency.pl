@@ -4,11 +4,18 @@
 # Concurrency under load.  pgbench clients (4) read and write a table with
 # four btlayout indexes (a unique int, a DESC int, a text with many
 # duplicates (posting lists), a multi-column (int, text) with duplicates),
-# while two other loops run for the same time:
+# and a second table whose one index has long keys (169 bytes, three
+# levels), while three other loops run for the same time:
 #
-#   - VACUUM of the table (bulk deletes, and its relayout passes);
+#   - VACUUM of the tables (bulk deletes, and its relayout passes);
 #   - ALTER INDEX SET (layout = <random>) on a random index, then
-#     btlayout_relayout() of every index.
+#     btlayout_relayout() of every index;
+#   - one client whose copy of the upper levels is capped at one page
+#     (btlayout.upper_copy = 8kB): its lookups on the long-key index walk
+#     from the root's image through internal pages read from their buffers
+#     (search_copy() at the cap), while the other clients split those
+#     pages; in one REPEATABLE READ snapshot it compares lookups, ranges
+#     both ways and arrays through the index with a heap scan.
 #
 # The clients' transactions: point selects (unique and text keys), range
 # scans and ordered scans (an index is forced: enable_seqscan and
@@ -27,7 +34,9 @@
 # reported), then btlayout_check(heapallindexed) passes on every index, and
 # each index read by an index scan (rows, heap TIDs, order) and by an
 # index-only scan gives what a heap scan gives; the unique index still
-# holds unique ids.
+# holds unique ids.  The capped client's lookups went from its copy to
+# their leaf while the copy held one page and the index had pages below
+# the root: each such lookup read an internal page from its buffer.
 #
 # BTL_CONC_SECONDS sets how long the load runs (default 20).
 
@@ -67,8 +76,13 @@ CREATE UNIQUE INDEX c_id ON c USING btlayout (id) WITH (layout = eytzinger);
 CREATE INDEX c_k ON c USING btlayout (k DESC) WITH (layout = veb);
 CREATE INDEX c_t ON c USING btlayout (t) WITH (layout = btorder);
 CREATE INDEX c_ab ON c USING btlayout (a, b) WITH (layout = blocked);
+CREATE TABLE w (id int, s text);
+INSERT INTO w SELECT g, repeat('w', 160) || lpad((g * 5000)::text, 9, '0')
+  FROM generate_series(1, 20000) g;
+CREATE INDEX w_s ON w USING btlayout (s) WITH (layout = blocked);
 CREATE TABLE passes (kind text, pages bigint);
 VACUUM ANALYZE c;
+VACUUM ANALYZE w;
 });
 
 #
@@ -123,6 +137,17 @@ INSERT INTO c (k, t, a, b)
   FROM generate_series(1, 5) g;
 }
 	],
+	# long keys: inserts between the existing ones split leaves and
+	# internal pages; deletes of short ranges empty leaves for VACUUM
+	wide => [
+		2, q{
+\set g random(1, 100000000)
+INSERT INTO w SELECT -1, repeat('w', 160) || lpad((:g + h)::text, 9, '0')
+  FROM generate_series(1, 8) h;
+DELETE FROM w WHERE s BETWEEN repeat('w', 160) || lpad((:g / 2)::text, 9, '0')
+                          AND repeat('w', 160) || lpad((:g / 2 + 3000)::text, 9, '0');
+}
+	],
 	# delete a row and insert it again: the unique check meets the
 	# deleted duplicate
 	reinsert => [
@@ -165,7 +190,38 @@ foreach my $name (sort keys %scripts)
 }
 
 my $vacuum_file = $node->basedir . '/vacuum.sql';
-append_to_file($vacuum_file, "VACUUM c;\n");
+append_to_file($vacuum_file, "VACUUM c;\nVACUUM w;\n");
+
+# The capped client: lookups of present and absent keys, ranges both ways
+# and an array, through the index and then by a heap scan, in one snapshot
+my $wkey = q{repeat('w', 160) || lpad((%s)::text, 9, '0')};
+my $wdigest = sprintf(
+	q{concat_ws(' ',
+  (SELECT count(*) FROM w WHERE s = %s),
+  (SELECT count(*) FROM w WHERE s = %s),
+  (SELECT md5(string_agg(s, ',')) FROM (SELECT s FROM w WHERE s >= %s ORDER BY s LIMIT 30) x),
+  (SELECT md5(string_agg(s, ',')) FROM (SELECT s FROM w WHERE s < %s ORDER BY s DESC LIMIT 30) x),
+  (SELECT count(*) FROM w WHERE s = ANY (ARRAY[%s, %s, %s])))},
+	sprintf($wkey, ':p * 5000'), sprintf($wkey, ':g'), sprintf($wkey, ':g'),
+	sprintf($wkey, ':g'), sprintf($wkey, ':p * 5000'), sprintf($wkey, ':g'),
+	sprintf($wkey, '(:p + 7) * 5000'));
+my $capped_file = $node->basedir . '/capped.sql';
+append_to_file(
+	$capped_file, qq{
+\\set g random(1, 100000000)
+\\set p random(1, 20000)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT $wdigest AS i \\gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT CASE WHEN h = ':i' THEN 1 ELSE ('index and heap differ: ' || h || ' / :i')::int END
+FROM (SELECT $wdigest AS h) s;
+COMMIT;
+INSERT INTO passes SELECT 'capped_hits', upper_copy_hits FROM btlayout_search_stats();
+INSERT INTO passes SELECT 'capped_pages', btlayout_upper_copy_pages('w_s');
+});
 
 my $relayout_file = $node->basedir . '/relayout.sql';
 append_to_file(
@@ -185,13 +241,16 @@ my @conn = ('-h', $node->host, '-p', $node->port, $db);
 my %runs = (
 	clients => [ '--client=4', '--jobs=2', @client_files ],
 	vacuum => [ '--client=1', "--file=$vacuum_file" ],
-	relayout => [ '--client=1', "--file=$relayout_file" ],);
+	relayout => [ '--client=1', "--file=$relayout_file" ],
+	capped => [ '--client=1', "--file=$capped_file" ],);
 my %h;
 {
 	# the clients' plans must read the indexes
-	local $ENV{PGOPTIONS} = '-c enable_seqscan=off -c enable_bitmapscan=off';
+	my $options = '-c enable_seqscan=off -c enable_bitmapscan=off';
 	foreach my $run (sort keys %runs)
 	{
+		local $ENV{PGOPTIONS} =
+		  $run eq 'capped' ? "$options -c btlayout.upper_copy=8kB" : $options;
 		my ($out, $err) = ('', '');
 		$h{$run} = {
 			out => \$out,
@@ -240,6 +299,21 @@ my $copy_hits = $node->safe_psql($db,
 	q{SELECT coalesce(max(pages), 0) FROM passes WHERE kind = 'upper_copy_hits'});
 cmp_ok($copy_hits, '>', 0,
 	"clients: lookups from copies of the upper levels under load ($copy_hits in one backend)");
+# the capped client: hits with a one-page copy of a three-level index
+my ($capped_hits, $capped_pages) = split /\|/,
+  $node->safe_psql($db,
+	q{SELECT coalesce(max(pages) FILTER (WHERE kind = 'capped_hits'), 0),
+	         coalesce(max(pages) FILTER (WHERE kind = 'capped_pages'), 0) FROM passes});
+my ($below_root, $wrows) = split /\|/,
+  $node->safe_psql($db,
+	q{SELECT s.internal_pages, (SELECT count(*) FROM w) FROM btlayout_stats('w_s') s});
+cmp_ok($done{capped}, '>', 0,
+	"capped client: $done{capped} transactions compared the long-key index with the heap");
+cmp_ok($below_root, '>', 0,
+	"long-key index: $below_root internal pages below the root ($wrows rows)");
+is($capped_pages, '1', 'capped client: its copy held one page image at most');
+cmp_ok($capped_hits, '>', 0,
+	"capped client: $capped_hits lookups walked from a one-page copy to their leaf through buffers");
 note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes, %d pages rewritten',
 		$seconds, $done{clients}, $done{vacuum}, $relayout_passes, $pages));
 
@@ -248,7 +322,7 @@ note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes
 #
 my ($n, @failures) = btl_check_indexes($node, $db, 1);
 is(join("\n", @failures), '', 'btlayout_check(heapallindexed) passes on every index');
-is($n, 4, 'four btlayout indexes checked');
+is($n, 5, 'five btlayout indexes checked');
 my ($m, @problems) = btl_compare_with_heap($node, $db);
 is(join("\n", @problems), '',
 	'index and index-only scans of every index read as the heap');
