@@ -26,7 +26,10 @@
 #             quals on later columns only, cross-type constants (int2/int4/
 #             int8, float4, date, timestamptz), ORDER BY the index (forward
 #             and backward) with LIMIT/OFFSET, under index, index-only,
-#             bitmap and parallel scans, with btlayout.prefetch on and off;
+#             bitmap and parallel scans, with btlayout.prefetch on and off,
+#             in stretches with the copy of the upper levels capped at one
+#             page (btlayout.upper_copy = 8kB: walks through internal pages
+#             read from their buffers, search_copy() at the cap);
 #             SCROLL cursors moved with NEXT/PRIOR/FIRST/LAST/ABSOLUTE/
 #             RELATIVE/FORWARD/BACKWARD and MOVE, compared step by step,
 #             sometimes with inserts, deletes and relayouts between steps
@@ -826,15 +829,35 @@ my %MODE_GUCS = (
 	bitmap => { enable_indexscan => 'off', enable_indexonlyscan => 'off', enable_bitmapscan => 'on' },);
 my %current_gucs;
 
+# Stretches of queries with the copy capped at one page: how many queries
+# met an index of three levels or more (judged by its btree twin), how
+# many lookups went from the one-page copy to their leaf there (each read
+# an internal page from its buffer), and the most pages a copy held
+my $capped = 0;
+my %capped = (queries => 0, deep => 0, hits => 0, pages => 0);
+
+sub capped_count
+{
+	my ($before, $after) = @_;
+	$capped{queries}++;
+	return unless $before->{state} eq '00000' && $after->{state} eq '00000';
+	my ($hits, $level, $pages) = split /\|/, $after->{out};
+	$capped{pages} = $pages if $pages > $capped{pages};
+	return unless $level >= 2;
+	$capped{deep}++;
+	$capped{hits} += $hits - $before->{out};
+}
+
 # SET statements (one string, or none) that switch to a scan mode
 sub mode_sql
 {
-	my ($mode, $prefetch) = @_;
+	my ($mode, $prefetch, $capped) = @_;
 	my %want = %{ $MODE_GUCS{ $mode eq 'parallel' ? 'indexonly' : $mode } };
 	$want{max_parallel_workers_per_gather} = $mode eq 'parallel' ? 2 : 0;
 	$want{parallel_setup_cost} = $mode eq 'parallel' ? 0 : 1000;
 	$want{parallel_tuple_cost} = $mode eq 'parallel' ? 0 : 0.1;
 	$want{'btlayout.prefetch'} = $prefetch ? 'on' : 'off';
+	$want{'btlayout.upper_copy'} = $capped ? "'8kB'" : "'4MB'";
 	my @set;
 	for my $g (sort keys %want)
 	{
@@ -1134,10 +1157,12 @@ sub gen_query
 		}
 	}
 	my $prefetch = !chance(0.15);
-	my @pre = mode_sql($mode, $prefetch);
+	$capped = !$capped if chance(0.03);
+	my @pre = mode_sql($mode, $prefetch, $capped);
 	my $item = {
 		opno => $opno, sh => $sh, kind => $kind, form => $form, mode => $mode,
-		prefetch => $prefetch, sql => $sql, detail => $detail, pre => [@pre] };
+		prefetch => $prefetch, capped => $capped, sql => $sql, detail => $detail,
+		pre => [@pre] };
 	$queries++;
 	my $key = "$sh->{name} $kind $mode";
 	if ($queries % $explain_every == 0 || !$explain_seen{$key}++)
@@ -1152,7 +1177,14 @@ sub item_stmts
 	my ($it) = @_;
 	$it->{bt} = side_sql($it->{sql}, $it->{sh}, 'bt');
 	$it->{bl} = side_sql($it->{sql}, $it->{sh}, 'bl');
-	my @s = (@{ $it->{pre} }, $it->{bt}, $it->{bl});
+	my @s = (@{ $it->{pre} }, $it->{bt});
+	# at the cap: the lookups that went from the one-page copy to their
+	# leaf, and the index's height
+	push @s, 'SELECT upper_copy_hits FROM btlayout_search_stats()' if $it->{capped};
+	push @s, $it->{bl};
+	push @s, "SELECT s.upper_copy_hits, m.level, btlayout_upper_copy_pages('$it->{sh}{name}_bl_idx')"
+	  . " FROM btlayout_search_stats() s, bt_metap('$it->{sh}{name}_bt_idx') m"
+	  if $it->{capped};
 	push @s, side_sql("EXPLAIN (COSTS OFF) $it->{sql}", $it->{sh}, 'bl') if $it->{explain};
 	return @s;
 }
@@ -1167,8 +1199,12 @@ sub run_queries
 	for my $it (@items)
 	{
 		my @pre = splice(@res, 0, scalar @{ $it->{pre} });
-		my ($rbt, $rbl) = splice(@res, 0, 2);
+		my $rbt = shift(@res);
+		my $before = $it->{capped} ? shift(@res) : undef;
+		my $rbl = shift(@res);
+		my $after = $it->{capped} ? shift(@res) : undef;
 		my $plan = $it->{explain} ? shift(@res) : undef;
+		capped_count($before, $after) if $it->{capped};
 		my $sh = $it->{sh};
 		$comparisons++;
 		$qkinds{"$it->{kind} ($it->{form})"}++;
@@ -1187,7 +1223,8 @@ sub run_queries
 			$mismatches++;
 			my @lines = (
 				"query kind $it->{kind}, $it->{form}, scan mode $it->{mode}, btlayout.prefetch "
-				  . ($it->{prefetch} ? 'on' : 'off'),
+				  . ($it->{prefetch} ? 'on' : 'off') . ', btlayout.upper_copy '
+				  . ($it->{capped} ? '8kB' : '4MB'),
 				'settings: ' . join('; ', map { "$_ = $MODE_GUCS{$it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode}}{$_}" }
 					  sort keys %{ $MODE_GUCS{ $it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode} } })
 				  . ($it->{mode} eq 'parallel' ? '; max_parallel_workers_per_gather = 2; parallel_setup_cost = 0; parallel_tuple_cost = 0' : '')
@@ -1210,7 +1247,7 @@ sub run_queries
 			}
 			# both sides' plans, under the query's settings
 			%current_gucs = ();
-			my @pre = mode_sql($it->{mode}, $it->{prefetch});
+			my @pre = mode_sql($it->{mode}, $it->{prefetch}, $it->{capped});
 			my @plans = run(@pre, "EXPLAIN $it->{bt}", "EXPLAIN $it->{bl}");
 			push @lines, "btree plan:\n$plans[-2]{out}", "btlayout plan:\n$plans[-1]{out}";
 			report('MISMATCH (query)', $it->{opno}, $sh, @lines);
@@ -1530,6 +1567,8 @@ diag("plans not using the btlayout index:\n  " . join("\n  ", @unused_plans[ 0 .
   if @unused_plans;
 diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins, upper-copy hits, misses): $stats");
 diag("btlayout indexes: $laid->{out}");
+diag("copy capped at one page: $capped{queries} queries, $capped{deep} on indexes of three or more levels,"
+	  . " $capped{hits} lookups from the copy there, at most $capped{pages} page(s) per copy");
 diag("root levels at the end (btree side): $levels->{out}; highest seen: "
 	  . join(', ', map { "$_->{name} " . ($_->{max_level} // 0) } @shapes) . '; most rows: '
 	  . join(', ', map { "$_->{name} " . ($_->{max_rows} // 0) } @shapes));
@@ -1547,6 +1586,14 @@ cmp_ok($recent_hits, '>', 0,
 	'descents pinned pages in the buffers they were in last time (recent buffers)');
 cmp_ok($copy_hits, '>', 0,
 	"lookups went from the copy of the upper levels to their leaf ($copy_hits; $copy_misses took the ordinary descent after trying)");
+SKIP:
+{
+	skip "only $capped{deep} capped queries on indexes of three levels (seed $seed)", 2
+	  if $capped{deep} < 20;
+	is($capped{pages}, 1, 'with the copy capped at one page, a copy held one page at most');
+	cmp_ok($capped{hits}, '>', 0,
+		"capped at one page, lookups walked from the copy to their leaf through internal pages in their buffers ($capped{hits})");
+}
 ok($relayouts > 0 && $relayout_pages + $vacuum_pages > 0,
 	"relayouts happened ($relayouts passes, " . ($relayout_pages + $vacuum_pages) . ' pages rewritten)');
 
