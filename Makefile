@@ -46,6 +46,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# The servers' PGXS builds track no header dependencies: every object is
+# rebuilt when one of ours changes (a struct laid out differently in two
+# objects is a crash, not a build error)
+$(OBJS): $(wildcard $(srcdir)/src/*.h)
+
 # The sortsupport test loads a test-only extension that make install does
 # not install (make -C test/sortsupport install does); make installcheck
 # leaves the test out, and says so, on a server without it
