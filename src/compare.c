@@ -34,6 +34,7 @@
 typedef enum BtlArgKind
 {
 	BTL_ARG_NONE,
+	BTL_ARG_UUID,
 	BTL_ARG_INT16,
 	BTL_ARG_INT32,
 	BTL_ARG_INT64,
@@ -145,6 +146,7 @@ classify(ScanKey sk, BtlArgKind *arg)
 			*arg = BTL_ARG_FLOAT4;
 			return BTL_CMP_FLOAT8;
 		case F_UUID_CMP:
+			*arg = BTL_ARG_UUID;
 			return BTL_CMP_UUID;
 		default:
 			return BTL_CMP_GENERIC;
@@ -193,6 +195,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		att->sarg = NULL;
 		att->slen = 0;
 		att->sprefix = 0;
+		att->ssuffix = 0;
 
 		/* The inline kinds read the attribute by its width: check it */
 		if (att->kind != BTL_CMP_GENERIC && !att->argnull)
@@ -248,6 +251,17 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 						memcpy(&att->sprefix, att->sarg, sizeof(att->sprefix));
 						att->sprefix = pg_ntoh64(att->sprefix);
 					}
+				}
+				break;
+			case BTL_ARG_UUID:
+				if (!att->argnull)
+				{
+					const char *u = DatumGetPointer(sk->sk_argument);
+
+					memcpy(&att->sprefix, u, sizeof(att->sprefix));
+					att->sprefix = pg_ntoh64(att->sprefix);
+					memcpy(&att->ssuffix, u + 8, sizeof(att->ssuffix));
+					att->ssuffix = pg_ntoh64(att->ssuffix);
 				}
 				break;
 			case BTL_ARG_NONE:

@@ -68,7 +68,9 @@ typedef struct BtlKeyAtt
 	double		farg;			/* the argument, for the float kinds */
 	const char *sarg;			/* the argument's bytes, for the string kinds */
 	int32		slen;			/* ... how many (bpchar: no trailing spaces) */
-	uint64		sprefix;		/* ... the first 8, big-endian, if slen >= 8 */
+	uint64		sprefix;		/* ... the first 8, big-endian, if slen >= 8;
+								 * a uuid's first 8, big-endian */
+	uint64		ssuffix;		/* a uuid's last 8, big-endian */
 	ScanKey		sk;				/* the scan key: argument, function, collation */
 } BtlKeyAtt;
 
@@ -167,6 +169,24 @@ btl_cmp_string(const BtlKeyAtt *att, const char *data, int len)
 	return btl_str_cmp(data, len, att->sarg, att->slen);
 }
 
+/*
+ * uuid_cmp() orders uuids as memcmp() orders their 16 bytes: as two
+ * big-endian unsigned integers, which compare inline.
+ */
+static pg_attribute_always_inline int32
+btl_cmp_uuid(const BtlKeyAtt *att, const char *data)
+{
+	uint64		word;
+
+	memcpy(&word, data, sizeof(word));
+	word = pg_ntoh64(word);
+	if (word != att->sprefix)
+		return word < att->sprefix ? -1 : 1;
+	memcpy(&word, data + 8, sizeof(word));
+	word = pg_ntoh64(word);
+	return (word > att->ssuffix) - (word < att->ssuffix);
+}
+
 static inline int32
 btl_cmp_generic(const BtlKeyAtt *att, Datum datum)
 {
@@ -199,7 +219,7 @@ btl_cmp_attr(const BtlKeyAtt *att, const char *attptr, Form_pg_attribute attr)
 		case BTL_CMP_FLOAT8:
 			return btl_cmp_float(*(const float8 *) attptr, att->farg);
 		case BTL_CMP_UUID:
-			return memcmp(attptr, DatumGetPointer(att->sk->sk_argument), 16);
+			return btl_cmp_uuid(att, attptr);
 		case BTL_CMP_BYTES:
 		case BTL_CMP_BPCHAR:
 			{
@@ -237,8 +257,7 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 		case BTL_CMP_FLOAT8:
 			return btl_cmp_float(DatumGetFloat8(datum), att->farg);
 		case BTL_CMP_UUID:
-			return memcmp(DatumGetPointer(datum),
-						  DatumGetPointer(att->sk->sk_argument), 16);
+			return btl_cmp_uuid(att, DatumGetPointer(datum));
 		case BTL_CMP_BYTES:
 		case BTL_CMP_BPCHAR:
 			{
