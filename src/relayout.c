@@ -204,11 +204,12 @@ btl_note_stale_page(Relation index, Buffer buf)
 void
 btl_relayout_noted(Relation index)
 {
-	BtlLayout	layout = BtlGetLayout(index);
+	BtlLayout	layout;
 	int			kept = 0;
 
 	if (nnoted == 0)
 		return;
+	layout = BtlGetLayout(index);
 	if (noted_lxid != BtlMyLocalTransactionId())
 	{
 		nnoted = 0;
