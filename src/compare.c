@@ -299,6 +299,15 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	}
 	key->minwidth = off;
 	key->walkable &= key->fixed;
+
+	/* The kinds the layout walk has its own code for (search.c) */
+	key->walk_kind = BTL_CMP_GENERIC;
+	if (key->walkable && key->keysz == 1 &&
+		(key->att[0].kind == BTL_CMP_INT32 ||
+		 key->att[0].kind == BTL_CMP_INT64 ||
+		 key->att[0].kind == BTL_CMP_UUID ||
+		 key->att[0].kind == BTL_CMP_BYTES))
+		key->walk_kind = key->att[0].kind;
 }
 
 /*

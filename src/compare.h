@@ -89,6 +89,9 @@ typedef struct BtlSearchKey
 									 * below (backward scans from 17) */
 	bool		fixed;			/* every attribute at a fixed offset */
 	bool		walkable;		/* fixed, and every comparison inline */
+	BtlCmpKind	walk_kind;		/* walkable with one attribute of a kind
+								 * the walk has its own code for (search.c):
+								 * that kind; else BTL_CMP_GENERIC */
 	int			varatt;			/* the last one, a varlena; or -1 */
 	int			minwidth;		/* bytes a tuple needs to hold them all */
 	TupleDesc	tupdesc;
@@ -197,12 +200,14 @@ btl_cmp_generic(const BtlKeyAtt *att, Datum datum)
 
 /*
  * Three-way comparison of a tuple's attribute, stored at attptr, with the
- * argument; attr describes the attribute (for the generic kind).
+ * argument, compared as kind (att->kind, or the same kind known at compile
+ * time); attr describes the attribute (for the generic kind).
  */
 static pg_attribute_always_inline int32
-btl_cmp_attr(const BtlKeyAtt *att, const char *attptr, Form_pg_attribute attr)
+btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
+				Form_pg_attribute attr)
 {
-	switch (att->kind)
+	switch (kind)
 	{
 		case BTL_CMP_INT16:
 			return btl_cmp_int(*(const int16 *) attptr, att->iarg);
@@ -313,13 +318,39 @@ btl_compare_fixed(const BtlSearchKey *key, IndexTuple itup, int ntupatts)
 			result = att->nulls_first ? -1 : 1;
 		else
 		{
-			result = btl_cmp_attr(att, attptr, TupleDescAttr(key->tupdesc, i));
+			result = btl_cmp_attr_as(att->kind, att, attptr,
+									 TupleDescAttr(key->tupdesc, i));
 			if (!att->desc)
 				INVERT_COMPARE_RESULT(result);
 		}
 		if (result != 0)
 			return result;
 	}
+	return btl_compare_tail(key, itup, ntupatts);
+}
+
+/*
+ * btl_compare_fixed() for a key whose walk_kind is kind, given as a
+ * constant: one attribute, never a NULL argument (those are generic), so
+ * the loop, the NULL test and the switch on the kind fold away.  A pivot
+ * with the attribute truncated is minus infinity: below the key.  The same
+ * conditions on the tuple as btl_compare_fixed().
+ */
+static pg_attribute_always_inline int32
+btl_compare_fixed_one(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
+					  BtlCmpKind kind)
+{
+	const BtlKeyAtt *att = &key->att[0];
+	int32		result;
+
+	if (ntupatts == 0)
+		return 1;
+	result = btl_cmp_attr_as(kind, att, (const char *) itup + att->attoff,
+							 TupleDescAttr(key->tupdesc, 0));
+	if (!att->desc)
+		INVERT_COMPARE_RESULT(result);
+	if (result != 0)
+		return result;
 	return btl_compare_tail(key, itup, ntupatts);
 }
 

@@ -103,10 +103,13 @@ typedef struct BtlWalk
 } BtlWalk;
 
 /*
- * Is the item in this slot below the key (in the search's sense)?
+ * Is the item in this slot below the key (in the search's sense)?  kind is
+ * a constant: the key's walk_kind, for which the comparison is compiled on
+ * its own (btl_compare_fixed_one()), or BTL_CMP_GENERIC for any walkable
+ * key.  Of those kinds only strings (BTL_CMP_BYTES) are varlenas.
  */
 static pg_attribute_always_inline bool
-walk_below(void *ctx, int slot)
+walk_below_as(void *ctx, int slot, BtlCmpKind kind)
 {
 	BtlWalk    *w = (BtlWalk *) ctx;
 	IndexTuple	itup = (IndexTuple) (w->base + slot * w->width);
@@ -120,7 +123,8 @@ walk_below(void *ctx, int slot)
 	ntupatts = BTreeTupleIsPivot(itup) ?
 		(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK) :
 		w->natts;
-	if (w->key->varatt >= 0 && ntupatts > w->key->varatt)
+	if ((kind == BTL_CMP_GENERIC || kind == BTL_CMP_BYTES) &&
+		w->key->varatt >= 0 && ntupatts > w->key->varatt)
 	{
 		int			attoff = w->key->att[w->key->varatt].attoff;
 
@@ -132,7 +136,9 @@ walk_below(void *ctx, int slot)
 			return false;
 		}
 	}
-	if (btl_compare_fixed(w->key, itup, ntupatts) >= w->cmpval)
+	if ((kind == BTL_CMP_GENERIC ?
+		 btl_compare_fixed(w->key, itup, ntupatts) :
+		 btl_compare_fixed_one(w->key, itup, ntupatts, kind)) >= w->cmpval)
 	{
 		w->last_below = slot;
 		return true;
@@ -140,14 +146,48 @@ walk_below(void *ctx, int slot)
 	return false;
 }
 
+static pg_attribute_always_inline bool
+walk_below(void *ctx, int slot)
+{
+	return walk_below_as(ctx, slot, BTL_CMP_GENERIC);
+}
+
+static pg_attribute_always_inline bool
+walk_below_int32(void *ctx, int slot)
+{
+	return walk_below_as(ctx, slot, BTL_CMP_INT32);
+}
+
+static pg_attribute_always_inline bool
+walk_below_int64(void *ctx, int slot)
+{
+	return walk_below_as(ctx, slot, BTL_CMP_INT64);
+}
+
+static pg_attribute_always_inline bool
+walk_below_uuid(void *ctx, int slot)
+{
+	return walk_below_as(ctx, slot, BTL_CMP_UUID);
+}
+
+static pg_attribute_always_inline bool
+walk_below_bytes(void *ctx, int slot)
+{
+	return walk_below_as(ctx, slot, BTL_CMP_BYTES);
+}
+
 /* Prefetch the cache lines of start .. end - 1, at most max of them */
 static pg_attribute_always_inline void
 prefetch_lines(const char *start, const char *end, int max)
 {
-	uintptr_t	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
+	const char *line = (const char *) TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
+	int			nlines;
 
-	for (; line < (uintptr_t) end && max > 0; line += BTL_CACHE_LINE, max--)
-		__builtin_prefetch((const void *) line, 0, 3);
+	if (end <= line)
+		return;
+	nlines = Min((end - line + BTL_CACHE_LINE - 1) / BTL_CACHE_LINE, max);
+	for (int i = 0; i < nlines; i++)
+		__builtin_prefetch(line + i * BTL_CACHE_LINE, 0, 3);
 }
 
 /*
@@ -289,6 +329,27 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
 }
 
 /*
+ * Walk the n slots of a page in layout (one of the four), comparing with
+ * less: the slot of the first item not below the key, or -1.
+ */
+static pg_attribute_always_inline int
+walk_layout(BtlLayout layout, int n, int node, BtlWalk *w, BtlLessFn less)
+{
+	switch (layout)
+	{
+		case BTL_LAYOUT_EYTZINGER:
+			return btl_descend_eytzinger(n, w, less, walk_hint);
+		case BTL_LAYOUT_VEB:
+			return btl_descend_veb(n, btl_veb_tables(n), w, less, walk_hint);
+		case BTL_LAYOUT_BTORDER:
+			return btl_descend_btorder(n, node, w, less, walk_hint);
+		default:
+			Assert(layout == BTL_LAYOUT_BLOCKED);
+			return btl_descend_blocked(n, w, less, walk_hint);
+	}
+}
+
+/*
  * Search the nitems searchable items from offset first by walking the
  * layout.  Returns the offset of the first item not below the key (first +
  * nitems if none), or InvalidOffsetNumber if the page cannot be searched
@@ -326,6 +387,9 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 
 	if (width < key->minwidth)
 		return InvalidOffsetNumber;
+	if (layout != BTL_LAYOUT_EYTZINGER && layout != BTL_LAYOUT_VEB &&
+		layout != BTL_LAYOUT_BTORDER && layout != BTL_LAYOUT_BLOCKED)
+		return InvalidOffsetNumber;
 
 	/*
 	 * Where slot 0 is, and so how many slots there are: each a whole width,
@@ -356,22 +420,23 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	w.last_below = -1;
 	w.stopped = false;
 
-	switch (layout)
+	switch (key->walk_kind)
 	{
-		case BTL_LAYOUT_EYTZINGER:
-			slot = btl_descend_eytzinger(n, &w, walk_below, walk_hint);
+		case BTL_CMP_INT32:
+			slot = walk_layout(layout, n, node, &w, walk_below_int32);
 			break;
-		case BTL_LAYOUT_VEB:
-			slot = btl_descend_veb(n, btl_veb_tables(n), &w, walk_below, walk_hint);
+		case BTL_CMP_INT64:
+			slot = walk_layout(layout, n, node, &w, walk_below_int64);
 			break;
-		case BTL_LAYOUT_BTORDER:
-			slot = btl_descend_btorder(n, node, &w, walk_below, walk_hint);
+		case BTL_CMP_UUID:
+			slot = walk_layout(layout, n, node, &w, walk_below_uuid);
 			break;
-		case BTL_LAYOUT_BLOCKED:
-			slot = btl_descend_blocked(n, &w, walk_below, walk_hint);
+		case BTL_CMP_BYTES:
+			slot = walk_layout(layout, n, node, &w, walk_below_bytes);
 			break;
 		default:
-			return InvalidOffsetNumber;
+			slot = walk_layout(layout, n, node, &w, walk_below);
+			break;
 	}
 	if (w.stopped)
 		goto fallback;
