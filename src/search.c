@@ -180,14 +180,10 @@ walk_below_bytes(void *ctx, int slot)
 static pg_attribute_always_inline void
 prefetch_lines(const char *start, const char *end, int max)
 {
-	const char *line = (const char *) TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
-	int			nlines;
+	uintptr_t	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
 
-	if (end <= line)
-		return;
-	nlines = Min((end - line + BTL_CACHE_LINE - 1) / BTL_CACHE_LINE, max);
-	for (int i = 0; i < nlines; i++)
-		__builtin_prefetch(line + i * BTL_CACHE_LINE, 0, 3);
+	for (; line < (uintptr_t) end && max > 0; line += BTL_CACHE_LINE, max--)
+		__builtin_prefetch((const void *) line, 0, 3);
 }
 
 /*
@@ -350,6 +346,41 @@ walk_layout(BtlLayout layout, int n, int node, BtlWalk *w, BtlLessFn less)
 }
 
 /*
+ * The walks of each kind, each a function of its own: inlined together
+ * into one, they grew it past what the compiler inlines into a function,
+ * and the server's small inline functions the walks call became calls.
+ */
+static pg_noinline int
+walk_int32(BtlLayout layout, int n, int node, BtlWalk *w)
+{
+	return walk_layout(layout, n, node, w, walk_below_int32);
+}
+
+static pg_noinline int
+walk_int64(BtlLayout layout, int n, int node, BtlWalk *w)
+{
+	return walk_layout(layout, n, node, w, walk_below_int64);
+}
+
+static pg_noinline int
+walk_uuid(BtlLayout layout, int n, int node, BtlWalk *w)
+{
+	return walk_layout(layout, n, node, w, walk_below_uuid);
+}
+
+static pg_noinline int
+walk_bytes(BtlLayout layout, int n, int node, BtlWalk *w)
+{
+	return walk_layout(layout, n, node, w, walk_below_bytes);
+}
+
+static pg_noinline int
+walk_generic(BtlLayout layout, int n, int node, BtlWalk *w)
+{
+	return walk_layout(layout, n, node, w, walk_below);
+}
+
+/*
  * Search the nitems searchable items from offset first by walking the
  * layout.  Returns the offset of the first item not below the key (first +
  * nitems if none), or InvalidOffsetNumber if the page cannot be searched
@@ -423,19 +454,19 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	switch (key->walk_kind)
 	{
 		case BTL_CMP_INT32:
-			slot = walk_layout(layout, n, node, &w, walk_below_int32);
+			slot = walk_int32(layout, n, node, &w);
 			break;
 		case BTL_CMP_INT64:
-			slot = walk_layout(layout, n, node, &w, walk_below_int64);
+			slot = walk_int64(layout, n, node, &w);
 			break;
 		case BTL_CMP_UUID:
-			slot = walk_layout(layout, n, node, &w, walk_below_uuid);
+			slot = walk_uuid(layout, n, node, &w);
 			break;
 		case BTL_CMP_BYTES:
-			slot = walk_layout(layout, n, node, &w, walk_below_bytes);
+			slot = walk_bytes(layout, n, node, &w);
 			break;
 		default:
-			slot = walk_layout(layout, n, node, &w, walk_below);
+			slot = walk_generic(layout, n, node, &w);
 			break;
 	}
 	if (w.stopped)
