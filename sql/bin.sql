@@ -196,13 +196,12 @@ SELECT s.layout_searches - b.layout_searches > 20000 AS walked,
        s.layout_confirmed - b.layout_confirmed = s.layout_searches - b.layout_searches AS all_confirmed
 FROM btlayout_search_stats() s, before b;
 
--- Long keys of one width sharing long prefixes (URLs): the walk compares
--- only what follows the bytes a page's bounds and the key share.  Probes:
--- stored keys, keys cut short inside and after the shared part, keys with
--- a byte raised or lowered at each position of it and after it, and keys
--- one byte longer; each asked for equality, both range bounds forward and
--- backward (nextkey and not), on an ascending and a descending index,
--- against core btree
+-- Long keys of one width sharing long prefixes (URLs), walked in their
+-- layouts.  Probes: stored keys, keys cut short inside and after the
+-- shared part, keys with a byte raised or lowered at each position of it
+-- and after it, and keys one byte longer; each asked for equality, both
+-- range bounds forward and backward (nextkey and not), on an ascending and
+-- a descending index, against core btree
 CREATE TABLE urls_ref (k text COLLATE "C");
 INSERT INTO urls_ref
 SELECT 'https://www.example.com/catalog/category-' || lpad((g % 7)::text, 2, '0')

@@ -158,22 +158,4 @@ btl_str_eq(const void *a, size_t la, const void *b, size_t lb)
 	return la == lb && btl_bytes_eq(a, b, la);
 }
 
-/*
- * How many leading bytes of a and b, both at least n long, are equal (at
- * most n): word by word, then byte by byte in the first word that differs.
- */
-static inline int
-btl_bytes_shared(const void *a, const void *b, int n)
-{
-	const unsigned char *x = a;
-	const unsigned char *y = b;
-	int			i = 0;
-
-	while (i + 8 <= n && btl_load64(x + i) == btl_load64(y + i))
-		i += 8;
-	while (i < n && x[i] == y[i])
-		i++;
-	return i;
-}
-
 #endif							/* BTLAYOUT_BINCMP_H */

@@ -153,49 +153,23 @@ btl_varlena_fits(const char *p, int room)
 		VARSIZE_4B(p) >= VARHDRSZ && VARSIZE_4B(p) <= (uint32) room;
 }
 
-/*
- * Byte-order comparison of a string with the argument, both known to begin
- * with the same skip bytes (skip is at most the argument's length).  The
- * next 8 bytes, if both have them, decide most comparisons as one integer
- * comparison; the argument's first 8 are ready in sprefix.  A string
- * shorter than skip (only on a damaged page) is compared from its end, so
- * that nothing outside either string is read.
- */
-static pg_attribute_always_inline int32
-btl_cmp_bytes_from(const BtlKeyAtt *att, const char *data, int len, int skip)
-{
-	int			s = Min(skip, len);
-	const char *arg = att->sarg + s;
-	int			alen = att->slen - s;
-
-	data += s;
-	len -= s;
-	if (len >= 8 && alen >= 8)
-	{
-		uint64		word;
-		uint64		argword = att->sprefix;
-
-		if (s > 0)
-		{
-			memcpy(&argword, arg, sizeof(argword));
-			argword = pg_ntoh64(argword);
-		}
-		memcpy(&word, data, sizeof(word));
-		word = pg_ntoh64(word);
-		if (word != argword)
-			return word < argword ? -1 : 1;
-		return btl_str_cmp(data + 8, len - 8, arg + 8, alen - 8);
-	}
-	return btl_str_cmp(data, len, arg, alen);
-}
-
 /* Byte-order comparison of a string with the argument */
 static pg_attribute_always_inline int32
 btl_cmp_string(const BtlKeyAtt *att, const char *data, int len)
 {
 	if (att->kind == BTL_CMP_BPCHAR)
 		len = bpchartruelen((char *) data, len);
-	return btl_cmp_bytes_from(att, data, len, 0);
+	if (len >= 8 && att->slen >= 8)
+	{
+		uint64		prefix;
+
+		memcpy(&prefix, data, sizeof(prefix));
+		prefix = pg_ntoh64(prefix);
+		if (prefix != att->sprefix)
+			return prefix < att->sprefix ? -1 : 1;
+		return btl_str_cmp(data + 8, len - 8, att->sarg + 8, att->slen - 8);
+	}
+	return btl_str_cmp(data, len, att->sarg, att->slen);
 }
 
 /*
@@ -227,13 +201,11 @@ btl_cmp_generic(const BtlKeyAtt *att, Datum datum)
 /*
  * Three-way comparison of a tuple's attribute, stored at attptr, with the
  * argument, compared as kind (att->kind, or the same kind known at compile
- * time); attr describes the attribute (for the generic kind).  skip: bytes
- * a string of kind BTL_CMP_BYTES is known to share with the argument (see
- * btl_cmp_bytes_from()), else 0.
+ * time); attr describes the attribute (for the generic kind).
  */
 static pg_attribute_always_inline int32
 btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
-				Form_pg_attribute attr, int skip)
+				Form_pg_attribute attr)
 {
 	switch (kind)
 	{
@@ -254,14 +226,6 @@ btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
 		case BTL_CMP_UUID:
 			return btl_cmp_uuid(att, attptr);
 		case BTL_CMP_BYTES:
-			{
-				const char *data;
-				int			len;
-
-				if (btl_varlena_plain(attptr, &data, &len))
-					return btl_cmp_bytes_from(att, data, len, skip);
-			}
-			break;
 		case BTL_CMP_BPCHAR:
 			{
 				const char *data;
@@ -355,7 +319,7 @@ btl_compare_fixed(const BtlSearchKey *key, IndexTuple itup, int ntupatts)
 		else
 		{
 			result = btl_cmp_attr_as(att->kind, att, attptr,
-									 TupleDescAttr(key->tupdesc, i), 0);
+									 TupleDescAttr(key->tupdesc, i));
 			if (!att->desc)
 				INVERT_COMPARE_RESULT(result);
 		}
@@ -370,12 +334,11 @@ btl_compare_fixed(const BtlSearchKey *key, IndexTuple itup, int ntupatts)
  * constant: one attribute, never a NULL argument (those are generic), so
  * the loop, the NULL test and the switch on the kind fold away.  A pivot
  * with the attribute truncated is minus infinity: below the key.  The same
- * conditions on the tuple as btl_compare_fixed(); skip as for
- * btl_cmp_attr_as().
+ * conditions on the tuple as btl_compare_fixed().
  */
 static pg_attribute_always_inline int32
 btl_compare_fixed_one(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
-					  BtlCmpKind kind, int skip)
+					  BtlCmpKind kind)
 {
 	const BtlKeyAtt *att = &key->att[0];
 	int32		result;
@@ -383,7 +346,7 @@ btl_compare_fixed_one(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
 	if (ntupatts == 0)
 		return 1;
 	result = btl_cmp_attr_as(kind, att, (const char *) itup + att->attoff,
-							 TupleDescAttr(key->tupdesc, 0), skip);
+							 TupleDescAttr(key->tupdesc, 0));
 	if (!att->desc)
 		INVERT_COMPARE_RESULT(result);
 	if (result != 0)

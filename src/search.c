@@ -98,8 +98,6 @@ typedef struct BtlWalk
 	int			width;			/* bytes per slot */
 	int			natts;			/* attributes of a non-pivot tuple */
 	int			cmpval;			/* 1, or 0 for a nextkey search */
-	int			skip;			/* leading bytes every slot's string shares
-								 * with the key (page_shared_prefix()) */
 	int			last_below;		/* last slot whose item was below the key */
 	bool		stopped;		/* met a tuple it cannot read by offset */
 } BtlWalk;
@@ -140,8 +138,7 @@ walk_below_as(void *ctx, int slot, BtlCmpKind kind)
 	}
 	if ((kind == BTL_CMP_GENERIC ?
 		 btl_compare_fixed(w->key, itup, ntupatts) :
-		 btl_compare_fixed_one(w->key, itup, ntupatts, kind,
-							   kind == BTL_CMP_BYTES ? w->skip : 0)) >= w->cmpval)
+		 btl_compare_fixed_one(w->key, itup, ntupatts, kind)) >= w->cmpval)
 	{
 		w->last_below = slot;
 		return true;
@@ -384,70 +381,6 @@ walk_generic(BtlLayout layout, int n, int node, BtlWalk *w)
 }
 
 /*
- * The plain string attribute of the item at off (a key's one attribute, at
- * attoff), if the item has it: not NULL, not truncated, inside the page.
- */
-static bool
-item_string(Page page, OffsetNumber off, int attoff, const char **data,
-			int *len)
-{
-	ItemId		iid = PageGetItemId(page, off);
-	IndexTuple	itup;
-	int			room;
-
-	if (!ItemIdHasStorage(iid) ||
-		ItemIdGetOffset(iid) + ItemIdGetLength(iid) > BLCKSZ)
-		return false;
-	itup = (IndexTuple) PageGetItem(page, iid);
-	room = (int) ItemIdGetLength(iid) - attoff;
-	if (room < 1 || IndexTupleHasNulls(itup) ||
-		(BTreeTupleIsPivot(itup) &&
-		 (ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK) == 0))
-		return false;
-	return btl_varlena_fits((const char *) itup + attoff, room) &&
-		btl_varlena_plain((const char *) itup + attoff, data, len);
-}
-
-/*
- * For a key of one string attribute compared in byte order (walk kind
- * BTL_CMP_BYTES): how many leading bytes every item of the page from
- * offset first on shares with the key, so that the walk compares only
- * what follows them (keys on a page share the prefix of its bounds: long
- * keys with common prefixes, such as URLs or paths, then compare in a word
- * or two instead of a long comparison each).
- *
- * Why it holds: the items lie between the first one and the page's high
- * key (on the rightmost page, its last item, offset last), and in byte
- * order a string between two strings that share their first P bytes
- * shares them too (one differing within them, or shorter, would sort
- * below the first or above the second).  The key shares with all of them
- * what it shares with the first, up to P.  That rests only on the order of
- * the page's items, read under its lock (or in its image), which every
- * search of the page relies on; it is computed afresh at each visit, from
- * the page itself.  An item shorter than the skip, which that order
- * excludes, is compared from its own end (btl_cmp_bytes_from()), so that a
- * damaged page is read no further than without the skip.
- */
-static int
-page_shared_prefix(Page page, OffsetNumber first, OffsetNumber last,
-				   const BtlSearchKey *key)
-{
-	const BtlKeyAtt *att = &key->att[0];
-	OffsetNumber bound = P_RIGHTMOST(BTPageGetOpaque(page)) ? last : P_HIKEY;
-	const char *lo;
-	const char *hi;
-	int			lolen;
-	int			hilen;
-	int			shared;
-
-	if (!item_string(page, first, att->attoff, &lo, &lolen) ||
-		!item_string(page, bound, att->attoff, &hi, &hilen))
-		return 0;
-	shared = btl_bytes_shared(lo, hi, Min(lolen, hilen));
-	return btl_bytes_shared(lo, att->sarg, Min(shared, att->slen));
-}
-
-/*
  * Search the nitems searchable items from offset first by walking the
  * layout.  Returns the offset of the first item not below the key (first +
  * nitems if none), or InvalidOffsetNumber if the page cannot be searched
@@ -515,8 +448,6 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	w.width = width;
 	w.natts = IndexRelationGetNumberOfAttributes(rel);
 	w.cmpval = key->nextkey ? 0 : 1;
-	w.skip = key->walk_kind == BTL_CMP_BYTES ?
-		page_shared_prefix(page, first, first + nitems - 1, key) : 0;
 	w.last_below = -1;
 	w.stopped = false;
 

@@ -12,9 +12,7 @@
  *     difference (its position and byte pair varying over the pairs);
  *   - strings with embedded zeros and spaces, and random bytes;
  *   - btl_str_cmp/btl_str_eq on strings of different lengths, one a prefix
- *     of the other or not;
- *   - btl_bytes_shared (the length of the common prefix) on every pair
- *     compared by btl_bytes_cmp.
+ *     of the other or not.
  * Each input ends right before a PROT_NONE page or starts right after one
  * (at alignment 0 both, in turn; at alignment k that many bytes away), so
  * that a read outside it crashes the test.
@@ -82,17 +80,6 @@ ref_cmp(const unsigned char *a, const unsigned char *b, size_t n)
 	return 0;
 }
 
-/* Bytes a and b share at their start, of n */
-static size_t
-ref_shared(const unsigned char *a, const unsigned char *b, size_t n)
-{
-	size_t		i = 0;
-
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 static int
 sign(int v)
 {
@@ -121,8 +108,6 @@ compare_both(const unsigned char *a, const unsigned char *b, size_t n, size_t po
 	check(sign(btl_bytes_cmp(a, b, n)) == expect, "btl_bytes_cmp", n, pos);
 	check(sign(btl_bytes_cmp(b, a, n)) == -expect, "btl_bytes_cmp reversed", n, pos);
 	check(btl_bytes_eq(a, b, n) == (expect == 0), "btl_bytes_eq", n, pos);
-	check((size_t) btl_bytes_shared(a, b, (int) n) == ref_shared(a, b, n),
-		  "btl_bytes_shared", n, pos);
 }
 
 /*
