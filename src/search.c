@@ -146,36 +146,6 @@ walk_below_as(void *ctx, int slot, BtlCmpKind kind)
 	return false;
 }
 
-static pg_attribute_always_inline bool
-walk_below(void *ctx, int slot)
-{
-	return walk_below_as(ctx, slot, BTL_CMP_GENERIC);
-}
-
-static pg_attribute_always_inline bool
-walk_below_int32(void *ctx, int slot)
-{
-	return walk_below_as(ctx, slot, BTL_CMP_INT32);
-}
-
-static pg_attribute_always_inline bool
-walk_below_int64(void *ctx, int slot)
-{
-	return walk_below_as(ctx, slot, BTL_CMP_INT64);
-}
-
-static pg_attribute_always_inline bool
-walk_below_uuid(void *ctx, int slot)
-{
-	return walk_below_as(ctx, slot, BTL_CMP_UUID);
-}
-
-static pg_attribute_always_inline bool
-walk_below_bytes(void *ctx, int slot)
-{
-	return walk_below_as(ctx, slot, BTL_CMP_BYTES);
-}
-
 /* Prefetch the cache lines of start .. end - 1, at most max of them */
 static pg_attribute_always_inline void
 prefetch_lines(const char *start, const char *end, int max)
@@ -346,39 +316,29 @@ walk_layout(BtlLayout layout, int n, int node, BtlWalk *w, BtlLessFn less)
 }
 
 /*
- * The walks of each kind, each a function of its own: inlined together
- * into one, they grew it past what the compiler inlines into a function,
- * and the server's small inline functions the walks call became calls.
+ * The walk of each kind: its comparison, and the walk compiled for it, a
+ * function of its own.  Inlined together into one, the walks grew it past
+ * what the compiler inlines into a function, and the server's small inline
+ * functions the walks call became calls.
  */
-static pg_noinline int
-walk_int32(BtlLayout layout, int n, int node, BtlWalk *w)
-{
-	return walk_layout(layout, n, node, w, walk_below_int32);
+#define BTL_WALK_OF_KIND(name, kind) \
+static pg_attribute_always_inline bool \
+walk_below_##name(void *ctx, int slot) \
+{ \
+	return walk_below_as(ctx, slot, kind); \
+} \
+\
+static pg_noinline int \
+walk_##name(BtlLayout layout, int n, int node, BtlWalk *w) \
+{ \
+	return walk_layout(layout, n, node, w, walk_below_##name); \
 }
 
-static pg_noinline int
-walk_int64(BtlLayout layout, int n, int node, BtlWalk *w)
-{
-	return walk_layout(layout, n, node, w, walk_below_int64);
-}
-
-static pg_noinline int
-walk_uuid(BtlLayout layout, int n, int node, BtlWalk *w)
-{
-	return walk_layout(layout, n, node, w, walk_below_uuid);
-}
-
-static pg_noinline int
-walk_bytes(BtlLayout layout, int n, int node, BtlWalk *w)
-{
-	return walk_layout(layout, n, node, w, walk_below_bytes);
-}
-
-static pg_noinline int
-walk_generic(BtlLayout layout, int n, int node, BtlWalk *w)
-{
-	return walk_layout(layout, n, node, w, walk_below);
-}
+BTL_WALK_OF_KIND(int32, BTL_CMP_INT32)
+BTL_WALK_OF_KIND(int64, BTL_CMP_INT64)
+BTL_WALK_OF_KIND(uuid, BTL_CMP_UUID)
+BTL_WALK_OF_KIND(bytes, BTL_CMP_BYTES)
+BTL_WALK_OF_KIND(generic, BTL_CMP_GENERIC)
 
 /*
  * Search the nitems searchable items from offset first by walking the
