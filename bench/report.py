@@ -33,7 +33,8 @@ BASELINE = "btree"
 # The second reference of the workloads that have it (probe-text-*): core
 # btree in the database default collation; BASELINE is btree under "C" there.
 BASELINE2 = "btree-icu"
-WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-batch", "select", "range", "write", "build", "build-*", "load"]
+WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-batch", "select", "select-mix", "range",
+                  "range-mix", "write", "build", "build-*", "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5
 # The metrics of the workloads with tables of their own (probe-text-*,
@@ -77,6 +78,9 @@ def metric_info(metric):
     if metric.startswith("tps_") and metric.endswith("c"):
         clients = metric[4:-1]
         return ("TPS, %s client%s" % (clients, "" if clients == "1" else "s"), True, True)
+    if metric.startswith("rate_") and metric.endswith("c"):
+        clients = metric[5:-1]
+        return ("1 / mean latency (per s), %s client%s" % (clients, "" if clients == "1" else "s"), True, True)
     return (metric, True, True)
 
 

@@ -51,10 +51,15 @@ What to run:
                      (btree and btree-icu are always added: the references)
                      [every one the installed btlayout accepts, but those
                      marked "no"]
-  --workloads a,b,c  of: build select probe-batch probe-nl range write
-                     probe-inserts probe-uuid build-large probe-text [all
-                     but probe-inserts, probe-uuid, build-large and
-                     probe-text; with --smoke all]
+  --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
+                     range-mix write probe-inserts probe-uuid build-large
+                     probe-text [all but probe-inserts, probe-uuid,
+                     build-large and probe-text; with --smoke all]
+                     select-mix, range-mix: select's and range's
+                     statements with every variant side by side in one
+                     pgbench run (a copy of the key column per variant,
+                     a script per variant, picked at random for each
+                     transaction), compared by mean statement latency
                      build-large: CREATE INDEX on 10M-row tables (int4
                      scattered, md5 text, pgbench_accounts, a 3-column
                      index), serial and with the default parallel workers,
@@ -366,7 +371,11 @@ plan_duration() {
 			has_workload "$w" && applies "$v" "$w" && runs=$((runs + 1))
 		done
 	done
-	setup=$(awk -v s="$SCALE" -v n="$nv" 'BEGIN { print 15 + s / 100 * (45 + 20 * n) }')
+	# One run per round each, every variant in it
+	has_workload select-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
+	has_workload range-mix && runs=$((runs + 1))
+	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$( (has_workload select-mix || has_workload range-mix) && echo 1 || echo 0)" \
+		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (15 + 10 * n)) }')
 	has_table_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
@@ -428,6 +437,10 @@ write_meta() {
 		meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
 		meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
 		meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
+		has_workload select-mix &&
+			meta "select-mix" "pgbench -S's statement on mix_t, every variant's script in one pgbench run (-M prepared, equal weights; clients: ${SELECT_CLIENTS[*]}); per variant 1e6 / its mean latency in us"
+		has_workload range-mix &&
+			meta "range-mix" "range's index-only scan on mix_t, every variant's script in one pgbench run (-M prepared, equal weights, 1 client); per variant 1e6 / its mean latency in us"
 		has_workload probe-inserts &&
 			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi
@@ -556,6 +569,10 @@ main() {
 		u=$(uuid_need_mb "${#VARIANTS[@]}")
 		((u > extra)) && extra=$u
 	fi
+	# mix_t stays loaded beside all of them
+	if has_workload select-mix || has_workload range-mix; then
+		extra=$((extra + $(mix_need_mb "$(mix_variants | wc -l)")))
+	fi
 	sb=$(size_shared_buffers "$(has_table_workloads && echo "${#VARIANTS[@]}" || echo 0)" "$extra")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	((HUGE_PAGES)) || sql "ALTER SYSTEM SET huge_pages = off" >/dev/null
@@ -583,8 +600,12 @@ main() {
 		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
 		log "=== round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
 		# Workload by workload, the variants interleaved: A B C, C B A, ...
-		for w in select probe-batch probe-nl range; do
+		for w in select select-mix probe-batch probe-nl range range-mix; do
 			has_workload "$w" || continue
+			if [[ $w == *-mix ]]; then
+				"wl_${w//-/_}" "$r"
+				continue
+			fi
 			for v in $(round_order "$r" VARIANTS); do
 				applies "$v" "$w" || continue
 				activate_build "$v"

@@ -8,6 +8,10 @@
 #   probe_t            (k int4, v int4), keys 1..ROWS in heap order, and one
 #                      index on k per variant: probe_<variant>
 #                                          (probe-batch, probe-nl, range)
+#   mix_t              pgbench_accounts' rows again, with one copy of aid
+#                      per variant that can share a run (mix_variants):
+#                      k_<variant>, each with that variant's index
+#                      mix_<variant>          (select-mix, range-mix)
 #   probe_keys         PROBES random keys of 1..ROWS in random order (probe-nl)
 #   write_t            (k, v), ROWS/10 keys, made anew for each variant in
 #                      each round with the variant's index write_idx
@@ -30,17 +34,28 @@
 # changes.  Every variant reads the very same heap, the indexes are never
 # rebuilt between runs, and the memory cost is one index per variant rather
 # than one table.  Every run checks its plan (check_plan) first.
+#
+# Side by side in one run (select-mix, range-mix): a run that measures one
+# variant and then another measures the machine too, and on a shared
+# 2-core machine its rate moves by 10-20% between runs seconds apart, more
+# than the few percent an index can change a whole pgbench -S transaction
+# by.  So these two workloads give every variant its own copy of the key
+# column in mix_t and run all of them in one pgbench run, one script per
+# variant, pgbench picking a script at random for each transaction: the
+# variants share every moment of the run, and each one's mean statement
+# latency (from pgbench's per-transaction log) is compared with core
+# btree's in the same run.
 
 # All workloads, in the order a round runs them (probe-text: its own rounds,
 # dataset by dataset, after the others).  The default set is all but
 # probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
 # runs it too (tiny).
-ALL_WORKLOADS=(select probe-batch probe-nl range build write probe-inserts probe-uuid build-large probe-text)
-DEFAULT_WORKLOADS=(select probe-batch probe-nl range build write)
+ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write probe-inserts probe-uuid build-large probe-text)
+DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write)
 # The workloads on pgbench_accounts, probe_t and write_t (load_data), and
 # those that run the variants of variants.conf: these and probe-uuid, which
 # loads a table of its own
-TABLE_WORKLOADS=" select probe-batch probe-nl range build write probe-inserts build-large "
+TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write probe-inserts build-large "
 INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
@@ -116,13 +131,27 @@ vname() { echo "${1#text:}"; }                   # variant key -> its name
 vid() { local n=${1#text:}; echo "${n//-/_}"; }  # variant -> SQL identifier part
 aidx() { echo "acc_$(vid "$1")"; }                # its index on pgbench_accounts
 pidx() { echo "probe_$(vid "$1")"; }              # its index on probe_t
+mcol() { echo "k_$(vid "$1")"; }                  # its column of mix_t
+midx() { echo "mix_$(vid "$1")"; }                # its index on mix_t
 ddl_for() { echo "${V_DDL[$1]//\{col\}/$2}"; }    # variant, column -> definition
 variant_am() { sed -n 's/^USING[[:space:]]\+\([A-Za-z0-9_]*\).*/\1/p' <<<"${V_DDL[$1]}"; }
 
 # applies VARIANT WORKLOAD: does the variant run this workload?
 applies() {
-	[[ ${V_KINDS[$1]} == eq && $2 == range ]] && return 1
+	[[ ${V_KINDS[$1]} == eq && ($2 == range || $2 == range-mix) ]] && return 1
+	[[ $2 == *-mix ]] && ! mixes "$1" && return 1
 	return 0
+}
+
+# mixes VARIANT: can the variant share a run with the others (select-mix,
+# range-mix)?  Those of the default build: every variant of a run is served
+# by the one btlayout.so loaded, so a --pgo or --baseline build cannot.
+mixes() { [[ ${V_BUILD[$1]:-normal} == normal ]]; }
+
+# mix_variants: the variants with a column in mix_t, in VARIANTS order
+mix_variants() {
+	local v
+	for v in "${VARIANTS[@]}"; do mixes "$v" && echo "$v"; done
 }
 
 # variant_works VARIANT: can an index with this definition be created here?
@@ -254,6 +283,9 @@ load_data() {
 		layout_stats_hook -1 load "$v" "$(pidx "$v")"
 		log "load: $v: CREATE INDEX $(ms_to_s "$ms_p") s on probe_t, $(ms_to_s "$ms_a") s on pgbench_accounts; $(bytes_to_mb "$size") MB"
 	done
+	if has_workload select-mix || has_workload range-mix; then
+		load_mix
+	fi
 	sql "CHECKPOINT" >/dev/null
 	prewarm_all
 	local data_mb sb
@@ -262,6 +294,31 @@ load_data() {
 	sb=$(sql "SHOW shared_buffers")
 	log "load: ${data_mb} MB of tables and indexes prewarmed into shared_buffers = $sb"
 	meta "data size" "${data_mb} MB of tables and indexes, prewarmed (shared_buffers = $sb)"
+}
+
+# load_mix: mix_t, pgbench_accounts' rows in its order with one copy of aid
+# per variant of mix_variants, vacuumed (all-visible, for range-mix's
+# index-only scans) before each column gets its variant's index.
+load_mix() {
+	local v cols="" t0
+	t0=$(now_s)
+	for v in $(mix_variants); do
+		cols+=", aid AS $(mcol "$v")"
+	done
+	sql "CREATE TABLE mix_t AS SELECT aid, bid, abalance, filler$cols FROM pgbench_accounts ORDER BY aid;" >/dev/null
+	sql "VACUUM (FREEZE, ANALYZE) mix_t" >/dev/null
+	for v in $(mix_variants); do
+		activate_build "$v"
+		sql "${V_SET[$v]} CREATE INDEX $(midx "$v") ON mix_t $(ddl_for "$v" "$(mcol "$v")");" >/dev/null
+	done
+	log "load: mix_t and its $(mix_variants | wc -l) indexes in $(elapsed "$t0" "$(now_s)") s"
+}
+
+# mix_need_mb NVARIANTS: shared_buffers that mix_t and its indexes take
+# (pgbench_accounts' ~13 MB per scale unit, 4 bytes a row more per column,
+# ~2.2 MB per scale unit per int4 index)
+mix_need_mb() {
+	awk -v s="$SCALE" -v n="$1" 'BEGIN { printf "%d", s * (13.0 + n * (0.5 + 2.2)) }'
 }
 
 # --- hooks into the btlayout extension -------------------------------------------
@@ -381,6 +438,63 @@ wl_range() {
 	tps=$(run_pgbench "" -f "$script" -M prepared "${RUNLEN[@]}" -c 1 -j 1 --random-seed="$(seed_for "$r")")
 	record "$r" range "$v" tps "$tps"
 	log "r$r range $v: $(fmt_num "$tps") tps"
+}
+
+# run_mix ROUND WORKLOAD TEMPLATE CLIENTS METRIC: one pgbench run of every
+# variant of mix_variants that runs WORKLOAD side by side: a script per
+# variant made from TEMPLATE (@COL@: its column of mix_t), equal weights,
+# in the round's variant order; pgbench's per-transaction log gives each
+# script's mean latency, recorded as METRIC = 1e6 / mean latency in
+# microseconds (per second, higher is better), so that its ratio to core
+# btree's is btree's mean latency over the variant's.
+run_mix() {
+	local r=$1 w=$2 tmpl=$3 c=$4 metric=$5 v args=() vs=() i logdir script
+	for v in $(round_order "$r" VARIANTS); do
+		applies "$v" "$w" || continue
+		script="$TMPD/scripts/$w-$(vid "$v").sql"
+		sed "s/@COL@/$(mcol "$v")/g" "$(make_script "$tmpl")" >"$script"
+		args+=(-f "$script@1")
+		vs+=("$v")
+	done
+	((${#vs[@]})) || return 0
+	logdir="$TMPD/mixlog"
+	rm -rf "$logdir"
+	mkdir -p "$logdir"
+	chown postgres "$logdir"
+	run_pgbench "" "${args[@]}" -M prepared "${RUNLEN[@]}" -c "$c" -j "$c" \
+		--random-seed="$(seed_for "$r")" -l --log-prefix="$logdir/tx" >/dev/null
+	# Log lines: client transaction latency_us script_no epoch_s epoch_us
+	i=0
+	while read -r n mean; do
+		record "$r" "$w" "${vs[$i]}" "$metric" "$(awk -v m="$mean" 'BEGIN { printf "%.1f", 1e6 / m }')"
+		log "r$r $w ${vs[$i]} ${c}c: $n statements, mean latency $mean us"
+		i=$((i + 1))
+	done < <(cat "$logdir"/tx.* | awk -v k="${#vs[@]}" '
+		{ n[$4]++; s[$4] += $3 }
+		END { for (i = 0; i < k; i++) printf "%d %.3f\n", n[i], (n[i] ? s[i] / n[i] : 0) }')
+	((i == ${#vs[@]})) || die "$w: the log has $i of ${#vs[@]} scripts"
+	rm -rf "$logdir"
+}
+
+wl_select_mix() {
+	local r=$1 v c
+	for v in $(mix_variants); do
+		check_plan_with "select-mix/$v" "SELECT 1" "SELECT 1" \
+			"SELECT abalance FROM mix_t WHERE $(mcol "$v") = 42" "Index Scan using $(midx "$v") "
+	done
+	for c in "${SELECT_CLIENTS[@]}"; do
+		run_mix "$r" select-mix "$BENCH/pgbench/select_mix.sql" "$c" "rate_${c}c"
+	done
+}
+
+wl_range_mix() {
+	local r=$1 v
+	for v in $(mix_variants); do
+		applies "$v" range-mix || continue
+		check_plan_with "range-mix/$v" "SELECT 1" "SELECT 1" \
+			"SELECT count(*) FROM mix_t WHERE $(mcol "$v") BETWEEN 5 AND 105" "Index Only Scan using $(midx "$v") "
+	done
+	run_mix "$r" range-mix "$BENCH/pgbench/range_mix.sql" 1 rate_1c
 }
 
 # build and write share write_t: a fresh table of WROWS keys for each
