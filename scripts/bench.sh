@@ -373,7 +373,7 @@ plan_duration() {
 	done
 	# One run per round each, every variant in it
 	has_workload select-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
-	has_workload range-mix && runs=$((runs + 1))
+	has_workload range-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
 	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$( (has_workload select-mix || has_workload range-mix) && echo 1 || echo 0)" \
 		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (15 + 10 * n)) }')
 	has_table_workloads || setup=0
@@ -440,7 +440,7 @@ write_meta() {
 		has_workload select-mix &&
 			meta "select-mix" "pgbench -S's statement on mix_t, every variant's script in one pgbench run (-M prepared, equal weights; clients: ${SELECT_CLIENTS[*]}); per variant 1e6 / its mean latency in us"
 		has_workload range-mix &&
-			meta "range-mix" "range's index-only scan on mix_t, every variant's script in one pgbench run (-M prepared, equal weights, 1 client); per variant 1e6 / its mean latency in us"
+			meta "range-mix" "range's index-only scan on mix_t, every variant's script in one pgbench run (-M prepared, equal weights; clients: ${SELECT_CLIENTS[*]}); per variant 1e6 / its mean latency in us"
 		has_workload probe-inserts &&
 			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi

@@ -488,13 +488,15 @@ wl_select_mix() {
 }
 
 wl_range_mix() {
-	local r=$1 v
+	local r=$1 v c
 	for v in $(mix_variants); do
 		applies "$v" range-mix || continue
 		check_plan_with "range-mix/$v" "SELECT 1" "SELECT 1" \
 			"SELECT count(*) FROM mix_t WHERE $(mcol "$v") BETWEEN 5 AND 105" "Index Only Scan using $(midx "$v") "
 	done
-	run_mix "$r" range-mix "$BENCH/pgbench/range_mix.sql" 1 rate_1c
+	for c in "${SELECT_CLIENTS[@]}"; do
+		run_mix "$r" range-mix "$BENCH/pgbench/range_mix.sql" "$c" "rate_${c}c"
+	done
 }
 
 # build and write share write_t: a fresh table of WROWS keys for each
