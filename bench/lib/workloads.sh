@@ -476,27 +476,27 @@ run_mix() {
 	rm -rf "$logdir"
 }
 
-wl_select_mix() {
-	local r=$1 v c
+# wl_mix ROUND WORKLOAD TEMPLATE QUERY SCAN: WORKLOAD's run_mix at each
+# client count of select, after checking that each variant's QUERY ({col}:
+# its column of mix_t) runs as SCAN using its index
+wl_mix() {
+	local r=$1 w=$2 tmpl=$3 query=$4 scan=$5 v c
 	for v in $(mix_variants); do
-		check_plan_with "select-mix/$v" "SELECT 1" "SELECT 1" \
-			"SELECT abalance FROM mix_t WHERE $(mcol "$v") = 42" "Index Scan using $(midx "$v") "
+		applies "$v" "$w" || continue
+		check_plan_with "$w/$v" "SELECT 1" "SELECT 1" "${query//\{col\}/$(mcol "$v")}" \
+			"$scan using $(midx "$v") "
 	done
 	for c in "${SELECT_CLIENTS[@]}"; do
-		run_mix "$r" select-mix "$BENCH/pgbench/select_mix.sql" "$c" "rate_${c}c"
+		run_mix "$r" "$w" "$BENCH/pgbench/$tmpl" "$c" "rate_${c}c"
 	done
 }
 
+wl_select_mix() {
+	wl_mix "$1" select-mix select_mix.sql "SELECT abalance FROM mix_t WHERE {col} = 42" "Index Scan"
+}
+
 wl_range_mix() {
-	local r=$1 v c
-	for v in $(mix_variants); do
-		applies "$v" range-mix || continue
-		check_plan_with "range-mix/$v" "SELECT 1" "SELECT 1" \
-			"SELECT count(*) FROM mix_t WHERE $(mcol "$v") BETWEEN 5 AND 105" "Index Only Scan using $(midx "$v") "
-	done
-	for c in "${SELECT_CLIENTS[@]}"; do
-		run_mix "$r" range-mix "$BENCH/pgbench/range_mix.sql" "$c" "rate_${c}c"
-	done
+	wl_mix "$1" range-mix range_mix.sql "SELECT count(*) FROM mix_t WHERE {col} BETWEEN 5 AND 105" "Index Only Scan"
 }
 
 # build and write share write_t: a fresh table of WROWS keys for each
