@@ -466,6 +466,7 @@ run_mix() {
 	# Log lines: client transaction latency_us script_no epoch_s epoch_us
 	i=0
 	while read -r n mean; do
+		((n > 0)) || die "$w: no statement of ${vs[$i]} in the run's log"
 		record "$r" "$w" "${vs[$i]}" "$metric" "$(awk -v m="$mean" 'BEGIN { printf "%.1f", 1e6 / m }')"
 		log "r$r $w ${vs[$i]} ${c}c: $n statements, mean latency $mean us"
 		i=$((i + 1))
