@@ -361,7 +361,8 @@ text_estimate() {
 # plan_duration: with no --duration, the run length that makes the whole
 # benchmark take about BUDGET minutes, from a cost model of everything that
 # is not a timed pgbench run (per variant at scale 100, measured on 2 cores:
-# two 10M-key index builds at load ~20 s; per round ~5 s of probe-nl and
+# two 10M-key index builds at load ~20 s, and with select-mix or range-mix
+# ~10 s for mix_t plus ~4 s per index on it; per round ~5 s of probe-nl and
 # ~3 s to make write_t).  At least 3 s, at most 60 s.
 plan_duration() {
 	local nv=${#VARIANTS[@]} runs=0 v w fixed_round setup d est
@@ -375,7 +376,7 @@ plan_duration() {
 	has_workload select-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
 	has_workload range-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
 	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$( (has_workload select-mix || has_workload range-mix) && echo 1 || echo 0)" \
-		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (15 + 10 * n)) }')
+		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (10 + 4 * n)) }')
 	has_table_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
