@@ -64,6 +64,10 @@ METRICS = {
     "uuid_size_mb": ("index size (MB)", False, False),
 }
 
+# metric prefix -> label of the metrics measured per client count (<prefix>Nc):
+# TPS of select; 1e6 / mean statement latency of select-mix and range-mix
+PER_CLIENT_METRICS = {"tps_": "TPS", "rate_": "1 / mean latency (per s)"}
+
 
 def workload_rank(w):
     for i, pat in enumerate(WORKLOAD_ORDER):
@@ -75,12 +79,10 @@ def workload_rank(w):
 def metric_info(metric):
     if metric in METRICS:
         return METRICS[metric]
-    if metric.startswith("tps_") and metric.endswith("c"):
-        clients = metric[4:-1]
-        return ("TPS, %s client%s" % (clients, "" if clients == "1" else "s"), True, True)
-    if metric.startswith("rate_") and metric.endswith("c"):
-        clients = metric[5:-1]
-        return ("1 / mean latency (per s), %s client%s" % (clients, "" if clients == "1" else "s"), True, True)
+    for prefix, label in PER_CLIENT_METRICS.items():
+        if metric.startswith(prefix) and metric.endswith("c"):
+            clients = metric[len(prefix):-1]
+            return ("%s, %s client%s" % (label, clients, "" if clients == "1" else "s"), True, True)
     return (metric, True, True)
 
 

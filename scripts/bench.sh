@@ -238,6 +238,7 @@ selects_any() {
 # any workload of the variants of variants.conf; any on load_data's tables
 has_int_workloads() { selects_any "$INT_WORKLOADS"; }
 has_table_workloads() { selects_any "$TABLE_WORKLOADS"; }
+has_mix_workloads() { selects_any "$MIX_WORKLOADS"; }
 
 # --- which variants and workloads ---------------------------------------------
 
@@ -375,7 +376,7 @@ plan_duration() {
 	# One run per round each, every variant in it
 	has_workload select-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
 	has_workload range-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
-	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$( (has_workload select-mix || has_workload range-mix) && echo 1 || echo 0)" \
+	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$(has_mix_workloads && echo 1 || echo 0)" \
 		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (10 + 4 * n)) }')
 	has_table_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
@@ -571,9 +572,7 @@ main() {
 		((u > extra)) && extra=$u
 	fi
 	# mix_t stays loaded beside all of them
-	if has_workload select-mix || has_workload range-mix; then
-		extra=$((extra + $(mix_need_mb "$(mix_variants | wc -l)")))
-	fi
+	has_mix_workloads && extra=$((extra + $(mix_need_mb "$(mix_variants | wc -l)")))
 	sb=$(size_shared_buffers "$(has_table_workloads && echo "${#VARIANTS[@]}" || echo 0)" "$extra")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	((HUGE_PAGES)) || sql "ALTER SYSTEM SET huge_pages = off" >/dev/null

@@ -57,6 +57,8 @@ DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build 
 # loads a table of its own
 TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write probe-inserts build-large "
 INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid "
+# The workloads on mix_t, every variant in one run
+MIX_WORKLOADS=" select-mix range-mix "
 
 # Planner settings for the probe workloads: a nested loop with the variant's
 # index on the inner side is the only plan left (checked before each run).
@@ -283,9 +285,7 @@ load_data() {
 		layout_stats_hook -1 load "$v" "$(pidx "$v")"
 		log "load: $v: CREATE INDEX $(ms_to_s "$ms_p") s on probe_t, $(ms_to_s "$ms_a") s on pgbench_accounts; $(bytes_to_mb "$size") MB"
 	done
-	if has_workload select-mix || has_workload range-mix; then
-		load_mix
-	fi
+	has_mix_workloads && load_mix
 	sql "CHECKPOINT" >/dev/null
 	prewarm_all
 	local data_mb sb
@@ -482,6 +482,8 @@ run_mix() {
 # its column of mix_t) runs as SCAN using its index
 wl_mix() {
 	local r=$1 w=$2 tmpl=$3 query=$4 scan=$5 v c
+	# The default build serves every variant of the run (mixes)
+	activate_build "$(mix_variants | head -n 1)"
 	for v in $(mix_variants); do
 		applies "$v" "$w" || continue
 		check_plan_with "$w/$v" "SELECT 1" "SELECT 1" "${query//\{col\}/$(mcol "$v")}" \
