@@ -147,19 +147,22 @@ INSERT INTO u SELECT 3 * g, g % 40 FROM generate_series(0, 299999) g;
 INSERT INTO v SELECT * FROM u;
 SELECT shapes_wrong(0, 899997, 9973) AS wrong;
 
--- The cap: 8kB holds one page image, the top one of the index used last;
--- a lookup searches the internal page below it in its buffer, then goes to
--- the leaf, which must prove itself as before
+-- The cap: 8kB holds the images of the top page and of one internal page
+-- below it (an image holds what its page holds, not its free space), of
+-- the index used last; a lookup below another internal page searches that
+-- page in its buffer, then goes to the leaf, which must prove itself as
+-- before
 SET btlayout.upper_copy = '8kB';
 SELECT btlayout_upper_copy_pages('u_k') AS copy_after_new_cap;
 CALL uc_reset();
 SELECT shapes_wrong(0, 899997, 9973) AS wrong;
 SELECT btlayout_upper_copy_pages('u_k') + btlayout_upper_copy_pages('u_d')
   AS pages_at_8kb, uc_hits() > 0 AS went_below_the_cap;
--- Lookups of u_k alone: the first makes its copy (the root's image), the
--- next ones go from it through an internal page in its buffer (but for a
--- key that is its leaf's first item, which is not before the key: that
--- leaf cannot prove itself, and the ordinary descent runs)
+-- Lookups of u_k alone: the first makes its copy (the root's image and
+-- the image of the internal page below it), the next ones go from it,
+-- through an internal page in its buffer where the copy has no image (but
+-- for a key that is its leaf's first item, which is not before the key:
+-- that leaf cannot prove itself, and the ordinary descent runs)
 CREATE PROCEDURE k_lookups(step int) LANGUAGE plpgsql AS $$
 DECLARE
   a bigint;
@@ -191,11 +194,12 @@ CALL k_lookups(898);
 SELECT btlayout_upper_copy_pages('u_k') AS pages, uc_hits() > 900 AS hits,
        uc_misses() > 0 AS misses_after_splits;
 
--- Two indexes in 24kB (three pages): the one used last keeps its copy
-SET btlayout.upper_copy = '24kB';
+-- Two indexes in 8kB: the lookups of u_d's keys, all of them, need the
+-- room u_k's copy takes, and that copy, used less recently, is dropped
+SET btlayout.upper_copy = '8kB';
 SELECT count(*) FROM u WHERE k = 300000;
 SELECT btlayout_upper_copy_pages('u_k') > 0 AS k_copied;
-SELECT count(*) FROM u WHERE d = 20;
+SELECT count(*) FROM u WHERE d = ANY (ARRAY(SELECT generate_series(0, 43)));
 SELECT btlayout_upper_copy_pages('u_d') > 0 AS d_copied,
        btlayout_upper_copy_pages('u_k') AS k_pages_after_d;
 SET btlayout.upper_copy = '4MB';
@@ -212,6 +216,87 @@ SELECT shapes_wrong(0, 899997, 19997) AS wrong;
 SELECT uc_hits() AS hits_with_option_off;
 ALTER INDEX u_k RESET (upper_copy);
 ALTER INDEX u_d RESET (upper_copy);
+
+-- Keys compared as bytes (text under "C"): the images hold each key
+-- without the bytes its page's keys share.  Keys of 66 bytes sharing 55
+-- or so within a page, duplicates whose pivots carry heap TIDs, keys of
+-- 207 bytes (whose rest needs a 4-byte header), probed by existing keys,
+-- by keys between, below and above them, and by keys that are proper
+-- prefixes of a page's shared bytes, against a core btree index.
+CREATE TABLE ut (s text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO ut
+  SELECT 'https://www.example.com/catalog/category-' ||
+         lpad((g % 5)::text, 2, '0') || '/product/' ||
+         lpad(g::text, 9, '0') || '.html'
+  FROM generate_series(1, 200000) g;
+INSERT INTO ut SELECT 'https://www.example.com/catalog/category-50/product/'
+  FROM generate_series(1, 3000);
+INSERT INTO ut SELECT repeat('long-', 40) || lpad(g::text, 7, '0')
+  FROM generate_series(1, 20000) g;
+CREATE INDEX ut_s ON ut USING btlayout (s);
+CREATE TABLE utv (LIKE ut INCLUDING ALL) WITH (autovacuum_enabled = off);
+INSERT INTO utv SELECT * FROM ut;
+CREATE INDEX utv_s ON utv USING btree (s);
+VACUUM ut, utv;
+CREATE FUNCTION text_shapes_wrong(step int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text;
+  a text;
+  b text;
+  wrong int := 0;
+  shapes text[] := ARRAY[
+    'SELECT count(*) FROM %1$I WHERE s = %2$L',
+    'SELECT string_agg(s, '','') FROM (SELECT s FROM %1$I WHERE s >= %2$L ORDER BY s LIMIT 3) x',
+    'SELECT string_agg(s, '','') FROM (SELECT s FROM %1$I WHERE s > %2$L ORDER BY s LIMIT 3) x',
+    'SELECT string_agg(s, '','') FROM (SELECT s FROM %1$I WHERE s < %2$L ORDER BY s DESC LIMIT 3) x',
+    'SELECT string_agg(s, '','') FROM (SELECT s FROM %1$I WHERE s <= %2$L ORDER BY s DESC LIMIT 3) x'];
+  probe text;
+BEGIN
+  FOR probe IN
+    SELECT p FROM (SELECT s, row_number() OVER (ORDER BY s) AS n FROM utv) k,
+      LATERAL (VALUES (s), (s || '!'), (left(s, -1)), (left(s, -6)),
+                      (left(s, 30)), (left(s, 50)), (left(s, -1) || '~')) v(p)
+    WHERE n % step = 0
+    UNION ALL
+    SELECT unnest(ARRAY['', 'a', 'https://', 'https://www.example.com/catalog/category-',
+                        'https://www.example.com/catalog/category-50/product/',
+                        'https://www.example.com/catalog/category-50/product/0',
+                        repeat('long-', 40), 'm', 'zzz'])
+  LOOP
+    FOREACH q IN ARRAY shapes LOOP
+      EXECUTE format(q, 'ut', probe) INTO a;
+      EXECUTE format(q, 'utv', probe) INTO b;
+      IF a IS DISTINCT FROM b THEN
+        RAISE NOTICE 'probe %: % gives % instead of %', probe, q, a, b;
+        wrong := wrong + 1;
+      END IF;
+    END LOOP;
+  END LOOP;
+  RETURN wrong;
+END
+$$;
+CALL uc_reset();
+SELECT text_shapes_wrong(499) AS wrong;
+SELECT s.internal_pages + s.root_pages = btlayout_upper_copy_pages('ut_s')
+       AS all_copied, uc_hits() > 1000 AS went_from_copy,
+       uc_hits() > 20 * uc_misses() AS few_misses
+FROM btlayout_stats('ut_s') s;
+-- 64kB would hold eight whole pages, or ten without their free space;
+-- it holds more than twice that many images (and lookups below the pages
+-- it has no room for search those in their buffers)
+SET btlayout.upper_copy = '64kB';
+SELECT text_shapes_wrong(1999) AS wrong;
+SELECT btlayout_upper_copy_pages('ut_s') > 20 AS more_than_twice,
+       btlayout_upper_copy_pages('ut_s') < s.internal_pages + s.root_pages
+       AS not_all
+FROM btlayout_stats('ut_s') s;
+-- A key that does not compare as bytes (name against text) takes the
+-- ordinary descent: the copy serves bytewise keys only
+CALL uc_reset();
+SELECT count(*) FROM ut WHERE s = 'https://www.example.com/catalog/category-50/product/'::name;
+SELECT uc_hits() AS hits_by_name, uc_misses() AS misses_by_name;
+SET btlayout.upper_copy = '4MB';
 
 -- A temporary index (local buffers) is served the same way
 CREATE TEMP TABLE tu (k int4);
@@ -240,6 +325,6 @@ END
 $$;
 SET btlayout.upper_copy = 'lots';
 
-DROP TABLE u, v, tu;
-DROP FUNCTION shapes_wrong(int, int, int), uc_hits(), uc_misses();
+DROP TABLE u, v, tu, ut, utv;
+DROP FUNCTION shapes_wrong(int, int, int), text_shapes_wrong(int), uc_hits(), uc_misses();
 DROP PROCEDURE uc_reset(), k_lookups(int);

@@ -205,8 +205,11 @@ extern void btl_upper_invalidate(Datum arg, Oid relid);
 extern BtlUpperCopy *btl_upper_copy_of(Relation rel);
 extern bool btl_upper_can_grow(const BtlUpperCopy *copy);
 extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
-extern Page btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno);
-extern void btl_upper_remember(Relation rel, Buffer buf, bool top);
+extern Page btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
+							const char **prefix, int *prefixlen);
+extern bool btl_upper_bytewise(const BtlUpperCopy *copy);
+extern void btl_upper_remember(Relation rel, Buffer buf, bool top,
+							   bool bytewise);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);

@@ -101,6 +101,40 @@ typedef struct BtlSearchKey
 extern void btl_prepare_search_key(Relation rel, BTScanInsert inskey,
 								   BtlSearchKey *key);
 
+/*
+ * Does the key compare its one attribute as bytes, ascending, so that it
+ * can search pages whose keys are stored without the prefix they share
+ * (upper.c)?  A key with more attributes, a descending one, or one of
+ * another kind cannot.
+ */
+static inline bool
+btl_key_bytewise(const BtlSearchKey *key)
+{
+	return key->keysz == 1 && key->att[0].kind == BTL_CMP_BYTES &&
+		!key->att[0].desc;
+}
+
+/*
+ * The key for the rest of keys that start with the first n bytes of key's
+ * (bytewise) argument: key with those bytes skipped.  Only the first
+ * attribute is copied, the only one such a key has.
+ */
+static inline void
+btl_key_skip_prefix(const BtlSearchKey *key, int n, BtlSearchKey *rest)
+{
+	BtlKeyAtt  *att = &rest->att[0];
+
+	memcpy(rest, key, offsetof(BtlSearchKey, att) + sizeof(BtlKeyAtt));
+	att->sarg += n;
+	att->slen -= n;
+	att->sprefix = 0;
+	if (att->slen >= 8)
+	{
+		memcpy(&att->sprefix, att->sarg, sizeof(att->sprefix));
+		att->sprefix = pg_ntoh64(att->sprefix);
+	}
+}
+
 static pg_attribute_always_inline int32
 btl_cmp_int(int64 v, int64 arg)
 {

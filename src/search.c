@@ -698,6 +698,34 @@ leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
 }
 
 /*
+ * The downlink to follow on an image whose keys were stored without the
+ * prefixlen bytes at prefix, that all of them share (make_image() in
+ * upper.c), for a key that compares as bytes (the copy serves no other).
+ * A key that starts with the prefix compares with the rest of each pivot
+ * as with the whole pivot, and is searched for by its rest.  A key that
+ * does not is below every pivot (its bytes are below the prefix's where
+ * they first differ, or it is a proper prefix of the prefix) or above
+ * every pivot, strictly either way, so its downlink is the first one (the
+ * minus-infinity item's) or the last.
+ */
+static OffsetNumber
+binsrch_stripped(Relation rel, const BtlSearchKey *key, Page page,
+				 BlockNumber blkno, const char *prefix, int prefixlen)
+{
+	const BtlKeyAtt *att = &key->att[0];
+	int			c = memcmp(att->sarg, prefix, Min(att->slen, prefixlen));
+	OffsetNumber low = P_FIRSTDATAKEY(BTPageGetOpaque(page));
+	BtlSearchKey rest;
+
+	if (c < 0 || (c == 0 && att->slen < prefixlen))
+		return low;
+	if (c > 0)
+		return Max(low, PageGetMaxOffsetNumber(page));
+	btl_key_skip_prefix(key, prefixlen, &rest);
+	return binsrch_page(rel, &rest, page, blkno, InvalidBuffer);
+}
+
+/*
  * The leaf for the key through this backend's copy of the upper levels
  * (upper.c), read-locked and proven to be the key's; InvalidBuffer if the
  * copy has no path to a leaf or the leaf it names is not the key's.
@@ -719,7 +747,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	uint32		level;
 	Buffer		buf;
 
-	if (copy == NULL)
+	if (copy == NULL ||
+		(btl_upper_bytewise(copy) && !btl_key_bytewise(key)))
 		return InvalidBuffer;
 
 	/*
@@ -730,7 +759,9 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	level = PG_UINT32_MAX;		/* the first image's, whatever it is */
 	for (;;)
 	{
-		Page		page = btl_upper_page(copy, blkno);
+		const char *prefix;
+		int			prefixlen = 0;
+		Page		page = btl_upper_page(copy, blkno, &prefix, &prefixlen);
 		Buffer		ibuf = InvalidBuffer;
 		BTPageOpaque opaque;
 		OffsetNumber offnum;
@@ -757,7 +788,10 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 		}
 		level = opaque->btpo_level - 1;
-		offnum = binsrch_page(rel, key, page, blkno, ibuf);
+		if (prefixlen > 0)
+			offnum = binsrch_stripped(rel, key, page, blkno, prefix, prefixlen);
+		else
+			offnum = binsrch_page(rel, key, page, blkno, ibuf);
 		blkno = BTreeTupleGetDownLink((IndexTuple)
 									  PageGetItem(page,
 												  PageGetItemId(page, offnum)));
@@ -849,7 +883,7 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 
 		if (key->upper_copy)
-			btl_upper_remember(rel, buf, top);
+			btl_upper_remember(rel, buf, top, btl_key_bytewise(key));
 		top = false;
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));

@@ -10,7 +10,7 @@
  * are the cost of every level above the leaf, at every lookup.  The upper
  * levels of a hot index change rarely (a page split adds a downlink; a
  * page deletion removes one), so a backend keeps an image of each internal
- * page its ordinary descents read, copied whole under the page's read
+ * page its ordinary descents read, made under the page's read
  * lock, and the next lookup searches those images down to a leaf's block
  * number, then reads and locks only the leaf.
  *
@@ -29,12 +29,21 @@
  * index send) drops its copy (at the next lookup: see
  * btl_upper_invalidate()).
  *
- * Memory: the pages are copied into a memory context per index under
- * TopMemoryContext, at most btlayout.upper_copy kilobytes in all copies of
- * a backend; past that a descent drops the least recently used other
- * index's copy, and if it is the only one, stops adding pages to it
+ * Images: a page is kept without its free space (make_image()), in the
+ * form every reader of a page reads, line pointers and all; and for an
+ * index whose one key column compares as bytes (text under "C", bytea,
+ * the BIN classes), without the bytes all keys of the page share, stored
+ * once after it: the pages above the leaves of an index of long keys with
+ * long common prefixes (URLs, paths) then take a fraction of their size.
+ * A copy made so serves only keys that compare as bytes (search.c); any
+ * other key takes the ordinary descent.
+ *
+ * Memory: the images are made in a memory context per index under
+ * TopMemoryContext, at most btlayout.upper_copy kilobytes of images in all
+ * copies of a backend; past that a descent drops the least recently used
+ * other index's copy, and if it is the only one, stops adding images to it
  * (a walk that reaches a page it lacks then searches that page in its
- * buffer: search_copy() in search.c).  At most
+ * buffer: search_copy() in search.c) until memory is freed.  At most
  * BTL_UPPER_COPIES indexes have copies; the least recently used makes room.
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
@@ -46,13 +55,27 @@
 #include "btlayout.h"
 
 #include "common/hashfn.h"
+#include "compare.h"
 #include "utils/memutils.h"
 
 /* Indexes whose upper levels a backend copies */
 #define BTL_UPPER_COPIES	8
 
 /*
- * The copy of one index: page images by block number, in an open-addressing
+ * One page image: this header, then the compact page (MAXALIGNed), then
+ * the prefix its keys were stored without (prefixlen bytes, none if 0).
+ */
+typedef struct UpperImage
+{
+	uint32		size;			/* bytes of the whole image, header included */
+	uint16		prefixoff;		/* where the prefix is, from the page */
+	uint16		prefixlen;
+} UpperImage;
+
+#define IMAGE_PAGE(img) ((Page) ((char *) (img) + MAXALIGN(sizeof(UpperImage))))
+
+/*
+ * The copy of one index: images by block number, in an open-addressing
  * hash table (linear probing) of nslots slots, a power of two at least
  * twice the pages held.
  */
@@ -61,21 +84,24 @@ struct BtlUpperCopy
 	Oid			indexoid;
 	BtlRelFileLocator locator;	/* the index's relation file */
 	MemoryContext cxt;			/* holds everything below; NULL: slot free */
+	bool		bytewise;		/* keys stored without their page's prefix */
+	bool		full;			/* an image found no room */
 	BlockNumber start;			/* the top page descents searched last */
 	uint32		nslots;
 	uint32		npages;
+	Size		bytes;			/* of its images */
 	BlockNumber *blknos;		/* by slot; InvalidBlockNumber: empty */
-	char	  **pages;			/* by slot */
+	UpperImage **images;		/* by slot */
 	uint64		lastuse;
 	bool		dropped;		/* invalidated; freed by the next lookup */
 };
 
-/* GUC btlayout.upper_copy: kilobytes of page images per backend, 0 for none */
+/* GUC btlayout.upper_copy: kilobytes of images per backend, 0 for none */
 int			btl_upper_copy = 4096;
 
 static BtlUpperCopy copies[BTL_UPPER_COPIES];
 static BtlUpperCopy *last_copy;
-static uint32 total_pages;
+static Size total_bytes;
 static uint64 use_counter;
 static bool drops_pending = false;
 
@@ -84,13 +110,16 @@ drop_copy(BtlUpperCopy *copy)
 {
 	if (copy->cxt == NULL)
 		return;
-	total_pages -= copy->npages;
+	total_bytes -= copy->bytes;
 	MemoryContextDelete(copy->cxt);
 	copy->cxt = NULL;
 	copy->npages = 0;
+	copy->bytes = 0;
 	copy->dropped = false;
 	if (last_copy == copy)
 		last_copy = NULL;
+	for (int i = 0; i < BTL_UPPER_COPIES; i++)
+		copies[i].full = false;
 }
 
 /* Free the copies invalidation has dropped */
@@ -130,11 +159,11 @@ btl_upper_copy_assign(int newval, void *extra)
 	btl_upper_invalidate((Datum) 0, InvalidOid);
 }
 
-/* The maximum number of page images, from btlayout.upper_copy */
-static inline uint32
-max_pages(void)
+/* The bytes all images may take, from btlayout.upper_copy */
+static inline Size
+max_bytes(void)
 {
-	return (uint32) ((int64) btl_upper_copy * 1024 / BLCKSZ);
+	return (Size) btl_upper_copy * 1024;
 }
 
 /*
@@ -174,13 +203,13 @@ btl_upper_copy_of(Relation rel)
 }
 
 /*
- * Can the copy take another page image: is it below the cap, or does some
- * other copy hold images that make_room() would drop for it?
+ * Can the copy take more images: did it not fail to take one since memory
+ * was last freed?
  */
 bool
 btl_upper_can_grow(const BtlUpperCopy *copy)
 {
-	return total_pages < max_pages() || copy->npages < total_pages;
+	return !copy->full;
 }
 
 /* The block the descents of the copy start from */
@@ -196,22 +225,42 @@ slot_of(const BtlUpperCopy *copy, BlockNumber blkno)
 	return murmurhash32(blkno) & (copy->nslots - 1);
 }
 
-/* The image of block blkno in the copy, or NULL if it holds none */
+/*
+ * The image of block blkno in the copy, or NULL if it holds none.  Its
+ * keys were stored without the *prefixlen bytes at *prefix (0: whole).
+ */
 Page
-btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno)
+btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
+			   const char **prefix, int *prefixlen)
 {
 	for (uint32 s = slot_of(copy, blkno);; s = (s + 1) & (copy->nslots - 1))
 	{
 		if (copy->blknos[s] == blkno)
-			return (Page) copy->pages[s];
+		{
+			UpperImage *img = copy->images[s];
+
+			*prefix = (const char *) IMAGE_PAGE(img) + img->prefixoff;
+			*prefixlen = img->prefixlen;
+			return IMAGE_PAGE(img);
+		}
 		if (copy->blknos[s] == InvalidBlockNumber)
 			return NULL;
 	}
 }
 
-/* Make the (empty) copy of rel, in place of the least recently used one */
+/* Does the copy store keys without their page's prefix? */
+bool
+btl_upper_bytewise(const BtlUpperCopy *copy)
+{
+	return copy->bytewise;
+}
+
+/*
+ * Make the (empty) copy of rel, in place of the least recently used one.
+ * bytewise: its keys may be stored without their page's prefix.
+ */
 static BtlUpperCopy *
-new_copy(Relation rel)
+new_copy(Relation rel, bool bytewise)
 {
 	BtlUpperCopy *copy = &copies[0];
 
@@ -227,19 +276,28 @@ new_copy(Relation rel)
 	}
 	drop_copy(copy);
 
-	copy->cxt = AllocSetContextCreate(TopMemoryContext,
-									  "btlayout upper levels",
-									  ALLOCSET_DEFAULT_SIZES);
+	/*
+	 * A generation context: images of many sizes, each taking what it asks
+	 * for (an AllocSet would round them up to powers of two), and freed
+	 * together.
+	 */
+	copy->cxt = GenerationContextCreate(TopMemoryContext,
+										"btlayout upper levels",
+										0, 64 * 1024, 64 * 1024);
 	copy->indexoid = RelationGetRelid(rel);
 	copy->locator = *BtlRelationLocator(rel);
+	copy->bytewise = bytewise &&
+		IndexRelationGetNumberOfKeyAttributes(rel) == 1;
+	copy->full = false;
 	copy->start = InvalidBlockNumber;
 	copy->nslots = 16;
 	copy->npages = 0;
+	copy->bytes = 0;
 	copy->blknos = MemoryContextAlloc(copy->cxt,
 									  copy->nslots * sizeof(BlockNumber));
 	memset(copy->blknos, 0xFF, copy->nslots * sizeof(BlockNumber));
-	copy->pages = MemoryContextAllocZero(copy->cxt,
-										 copy->nslots * sizeof(char *));
+	copy->images = MemoryContextAllocZero(copy->cxt,
+										  copy->nslots * sizeof(UpperImage *));
 	copy->lastuse = ++use_counter;
 	last_copy = copy;
 	return copy;
@@ -251,14 +309,14 @@ grow_copy(BtlUpperCopy *copy)
 {
 	uint32		oldslots = copy->nslots;
 	BlockNumber *oldblknos = copy->blknos;
-	char	  **oldpages = copy->pages;
+	UpperImage **oldimages = copy->images;
 
 	copy->nslots = oldslots * 2;
 	copy->blknos = MemoryContextAlloc(copy->cxt,
 									  copy->nslots * sizeof(BlockNumber));
 	memset(copy->blknos, 0xFF, copy->nslots * sizeof(BlockNumber));
-	copy->pages = MemoryContextAllocZero(copy->cxt,
-										 copy->nslots * sizeof(char *));
+	copy->images = MemoryContextAllocZero(copy->cxt,
+										  copy->nslots * sizeof(UpperImage *));
 	for (uint32 i = 0; i < oldslots; i++)
 	{
 		uint32		s;
@@ -270,20 +328,51 @@ grow_copy(BtlUpperCopy *copy)
 			 s = (s + 1) & (copy->nslots - 1))
 			;
 		copy->blknos[s] = oldblknos[i];
-		copy->pages[s] = oldpages[i];
+		copy->images[s] = oldimages[i];
 	}
 	pfree(oldblknos);
-	pfree(oldpages);
+	pfree(oldimages);
 }
 
 /*
- * Is there room for one more page image, for copy: if not, drop the least
- * recently used other copy that holds pages, as long as one does.
+ * Remove the image in slot s, moving the entries after it that linear
+ * probing placed past their home slot back, so that every entry stays
+ * reachable from its home slot without crossing an empty one.
+ */
+static void
+remove_image(BtlUpperCopy *copy, uint32 s)
+{
+	uint32		mask = copy->nslots - 1;
+	uint32		hole = s;
+
+	copy->bytes -= copy->images[s]->size;
+	total_bytes -= copy->images[s]->size;
+	pfree(copy->images[s]);
+	copy->npages--;
+	for (uint32 j = (s + 1) & mask; copy->blknos[j] != InvalidBlockNumber;
+		 j = (j + 1) & mask)
+	{
+		uint32		home = slot_of(copy, copy->blknos[j]);
+
+		/* Stays if its home is cyclically in (hole, j] */
+		if (hole <= j ? (hole < home && home <= j) : (hole < home || home <= j))
+			continue;
+		copy->blknos[hole] = copy->blknos[j];
+		copy->images[hole] = copy->images[j];
+		hole = j;
+	}
+	copy->blknos[hole] = InvalidBlockNumber;
+	copy->images[hole] = NULL;
+}
+
+/*
+ * Is there room for an image of size bytes, for copy: if not, drop the
+ * least recently used other copy that holds images, as long as one does.
  */
 static bool
-make_room(BtlUpperCopy *copy)
+make_room(BtlUpperCopy *copy, Size size)
 {
-	while (total_pages >= max_pages())
+	while (total_bytes + size > max_bytes())
 	{
 		BtlUpperCopy *victim = NULL;
 
@@ -299,20 +388,236 @@ make_room(BtlUpperCopy *copy)
 	return true;
 }
 
+/* An item of the page an image is made of */
+typedef struct ImageItem
+{
+	OffsetNumber offnum;
+	uint16		off;			/* of its tuple on the page */
+	uint16		len;			/* ... and its length */
+	uint16		dataoff;		/* stripped: where its key's bytes start */
+	uint16		datalen;		/* ... and how many there are; 0: copied whole */
+} ImageItem;
+
+static int
+item_off_cmp(const void *a, const void *b)
+{
+	return (int) ((const ImageItem *) a)->off - (int) ((const ImageItem *) b)->off;
+}
+
+/*
+ * The bytes of the key of pivot itup (len bytes long): the offset of its
+ * first byte from itup and how many, if its only key attribute is a plain
+ * varlena; else false.
+ */
+static bool
+pivot_key_bytes(IndexTuple itup, int len, uint16 *dataoff, uint16 *datalen)
+{
+	int			hdr = MAXALIGN(sizeof(IndexTupleData));
+	int			room = len - hdr;
+	const char *data;
+	int			dlen;
+
+	if (!BTreeTupleIsPivot(itup) || IndexTupleHasNulls(itup) ||
+		(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK) != 1)
+		return false;
+	if (BTreeTupleGetHeapTID(itup) != NULL)
+		room -= sizeof(ItemPointerData);
+	if (room < 1 || !btl_varlena_fits((const char *) itup + hdr, room) ||
+		!btl_varlena_plain((const char *) itup + hdr, &data, &dlen))
+		return false;
+	*dataoff = (uint16) (data - (const char *) itup);
+	*datalen = (uint16) dlen;
+	return true;
+}
+
+/* The length of a pivot holding the last n bytes of its key */
+static inline int
+stripped_len(const IndexTuple itup, int n)
+{
+	int			vhdr = n + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ?
+		VARHDRSZ_SHORT : VARHDRSZ;
+	int			len = MAXALIGN(MAXALIGN(sizeof(IndexTupleData)) + vhdr + n);
+
+	if (BTreeTupleGetHeapTID(itup) != NULL)
+		len += MAXALIGN(sizeof(ItemPointerData));
+	return len;
+}
+
+/*
+ * Make the image of internal page src (read-locked by the caller) in cxt;
+ * NULL if the page's header or line pointers are not those of an index
+ * page, which the descent's own checks will report.
+ *
+ * The image is the page without its free space: the header and line
+ * pointers, then the tuples in the order they sit on the page, packed, at
+ * the offsets their line pointers now give, then the special space, with
+ * pd_upper and pd_special saying where those are.  Whatever reads a page
+ * through its header, line pointers and special space reads the image
+ * alike, the layout's walk included (its slots keep their order and their
+ * place after the item before them).  With bytewise, and if every pivot
+ * with a key holds it as a plain varlena, the bytes all those keys share
+ * are stored once, after the special space, and each of those pivots
+ * holds the rest of its key (with its heap TID, if it has one): for keys
+ * compared as bytes, a key that starts with that prefix compares with the
+ * rest of a pivot as it compares with the whole pivot, and a key that does
+ * not is below or above every pivot of the page (search.c).
+ */
+static UpperImage *
+make_image(MemoryContext cxt, Page src, bool bytewise)
+{
+	PageHeader	hdr = (PageHeader) src;
+	ImageItem	items[MaxIndexTuplesPerPage];
+	int			nitems = 0;
+	OffsetNumber maxoff;
+	const char *first = NULL;
+	int			prefixlen = bytewise ? BLCKSZ : 0;
+	int			start;
+	int			pos;
+	Size		size;
+	UpperImage *img;
+	Page		page;
+
+	if (hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
+		hdr->pd_upper > hdr->pd_special ||
+		hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(BTPageOpaqueData)))
+		return NULL;
+	maxoff = PageGetMaxOffsetNumber(src);
+	if (maxoff > MaxIndexTuplesPerPage)
+		return NULL;
+
+	for (OffsetNumber i = FirstOffsetNumber; i <= maxoff; i++)
+	{
+		ItemId		iid = PageGetItemId(src, i);
+		ImageItem  *item = &items[nitems];
+
+		if (!ItemIdHasStorage(iid))
+			continue;
+		item->offnum = i;
+		item->off = ItemIdGetOffset(iid);
+		item->len = ItemIdGetLength(iid);
+		item->datalen = 0;
+		if (item->off < hdr->pd_upper || item->off != MAXALIGN(item->off) ||
+			item->len < sizeof(IndexTupleData) ||
+			item->off + item->len > hdr->pd_special)
+			return NULL;
+		nitems++;
+
+		/* The minus-infinity item has no key, and is copied whole */
+		if (prefixlen > 0 &&
+			!(BTreeTupleIsPivot((IndexTuple) (src + item->off)) &&
+			  (ItemPointerGetOffsetNumberNoCheck(&((IndexTuple) (src + item->off))->t_tid) &
+			   BT_OFFSET_MASK) == 0))
+		{
+			const char *data;
+			int			common = 0;
+
+			if (!pivot_key_bytes((IndexTuple) (src + item->off), item->len,
+								 &item->dataoff, &item->datalen))
+			{
+				prefixlen = 0;
+				continue;
+			}
+			data = src + item->off + item->dataoff;
+			if (first == NULL)
+				first = data;
+			while (common < prefixlen && common < item->datalen &&
+				   data[common] == first[common])
+				common++;
+			prefixlen = common;
+		}
+	}
+	if (first == NULL)
+		prefixlen = 0;
+
+	/* The tuples in their order on the page, and the image's size */
+	qsort(items, nitems, sizeof(ImageItem), item_off_cmp);
+	start = MAXALIGN(hdr->pd_lower);
+	pos = start;
+	for (int k = 0; k < nitems; k++)
+	{
+		if (prefixlen > 0 && items[k].datalen > 0)
+			pos += stripped_len((IndexTuple) (src + items[k].off),
+								items[k].datalen - prefixlen);
+		else
+			pos += MAXALIGN(items[k].len);
+	}
+	size = MAXALIGN(sizeof(UpperImage)) + pos +
+		MAXALIGN(sizeof(BTPageOpaqueData)) + prefixlen;
+
+	img = MemoryContextAlloc(cxt, size);
+	img->size = (uint32) size;
+	img->prefixlen = (uint16) prefixlen;
+	page = IMAGE_PAGE(img);
+	memcpy(page, src, hdr->pd_lower);
+	memset(page + hdr->pd_lower, 0, start - hdr->pd_lower);
+	pos = start;
+	for (int k = 0; k < nitems; k++)
+	{
+		ItemId		iid = PageGetItemId(page, items[k].offnum);
+		IndexTuple	from = (IndexTuple) (src + items[k].off);
+		int			len;
+
+		if (prefixlen > 0 && items[k].datalen > 0)
+		{
+			IndexTuple	to = (IndexTuple) (page + pos);
+			int			n = items[k].datalen - prefixlen;
+			char	   *v = (char *) to + MAXALIGN(sizeof(IndexTupleData));
+
+			len = stripped_len(from, n);
+			memset(to, 0, len);
+			to->t_tid = from->t_tid;
+			to->t_info = (from->t_info & ~INDEX_SIZE_MASK) | len;
+			if (n + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+			{
+				SET_VARSIZE_SHORT(v, n + VARHDRSZ_SHORT);
+				memcpy(v + VARHDRSZ_SHORT,
+					   (const char *) from + items[k].dataoff + prefixlen, n);
+			}
+			else
+			{
+				SET_VARSIZE(v, n + VARHDRSZ);
+				memcpy(v + VARHDRSZ,
+					   (const char *) from + items[k].dataoff + prefixlen, n);
+			}
+			if (BTreeTupleGetHeapTID(from) != NULL)
+				memcpy((char *) to + len - sizeof(ItemPointerData),
+					   BTreeTupleGetHeapTID(from), sizeof(ItemPointerData));
+		}
+		else
+		{
+			len = items[k].len;
+			memcpy(page + pos, from, len);
+		}
+		iid->lp_off = pos;
+		iid->lp_len = len;
+		pos += MAXALIGN(len);
+	}
+	((PageHeader) page)->pd_upper = start;
+	((PageHeader) page)->pd_special = pos;
+	memcpy(page + pos, src + hdr->pd_special, sizeof(BTPageOpaqueData));
+	img->prefixoff = (uint16) (pos + MAXALIGN(sizeof(BTPageOpaqueData)));
+	if (prefixlen > 0)
+		memcpy(page + img->prefixoff, first, prefixlen);
+	return img;
+}
+
 /*
  * An ordinary descent read internal page blkno of rel (buf, read-locked by
  * the caller): keep its image.  top says it is the first page the descent
- * searched, where the copy's descents will start.
+ * searched, where the copy's descents will start; bytewise, that the
+ * descent's key compares as bytes, so that a new copy may store keys
+ * without their page's prefix (btl_key_bytewise() in compare.h).
  */
 void
-btl_upper_remember(Relation rel, Buffer buf, bool top)
+btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 {
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
+	UpperImage *img;
 	uint32		s;
 
 	if (copy == NULL)
-		copy = new_copy(rel);
+		copy = new_copy(rel, bytewise);
 	if (top)
 		copy->start = blkno;
 
@@ -320,24 +625,29 @@ btl_upper_remember(Relation rel, Buffer buf, bool top)
 		 copy->blknos[s] != InvalidBlockNumber && copy->blknos[s] != blkno;
 		 s = (s + 1) & (copy->nslots - 1))
 		;
-	if (copy->blknos[s] == InvalidBlockNumber)
+	if (copy->blknos[s] == blkno)
+		remove_image(copy, s);
+
+	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise);
+	if (img == NULL)
+		return;
+	if (!make_room(copy, img->size))
 	{
-		if (!make_room(copy))
-			return;
-		if ((copy->npages + 1) * 2 > copy->nslots)
-		{
-			grow_copy(copy);
-			for (s = slot_of(copy, blkno);
-				 copy->blknos[s] != InvalidBlockNumber;
-				 s = (s + 1) & (copy->nslots - 1))
-				;
-		}
-		copy->pages[s] = MemoryContextAlloc(copy->cxt, BLCKSZ);
-		copy->blknos[s] = blkno;
-		copy->npages++;
-		total_pages++;
+		pfree(img);
+		copy->full = true;
+		return;
 	}
-	memcpy(copy->pages[s], BufferGetPage(buf), BLCKSZ);
+	if ((copy->npages + 1) * 2 > copy->nslots)
+		grow_copy(copy);
+	for (s = slot_of(copy, blkno);
+		 copy->blknos[s] != InvalidBlockNumber;
+		 s = (s + 1) & (copy->nslots - 1))
+		;
+	copy->images[s] = img;
+	copy->blknos[s] = blkno;
+	copy->npages++;
+	copy->bytes += img->size;
+	total_bytes += img->size;
 }
 
 /*

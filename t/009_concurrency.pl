@@ -10,9 +10,10 @@
 #   - VACUUM of the tables (bulk deletes, and its relayout passes);
 #   - ALTER INDEX SET (layout = <random>) on a random index, then
 #     btlayout_relayout() of every index;
-#   - one client whose copy of the upper levels is capped at one page
-#     (btlayout.upper_copy = 8kB): its lookups on the long-key index walk
-#     from the root's image through internal pages read from their buffers
+#   - one client whose copy of the upper levels is capped below what the
+#     long-key index's upper levels take (btlayout.upper_copy = 8kB): its
+#     lookups on that index walk from the images it holds through internal
+#     pages read from their buffers
 #     (search_copy() at the cap), while the other clients split those
 #     pages; in one REPEATABLE READ snapshot it compares lookups, ranges
 #     both ways and arrays through the index with a heap scan.
@@ -35,8 +36,9 @@
 # each index read by an index scan (rows, heap TIDs, order) and by an
 # index-only scan gives what a heap scan gives; the unique index still
 # holds unique ids.  The capped client's lookups went from its copy to
-# their leaf while the copy held one page and the index had pages below
-# the root: each such lookup read an internal page from its buffer.
+# their leaf while the copy held fewer images than the index had pages
+# above its leaves: lookups below a page it lacked read that page from its
+# buffer.
 #
 # BTL_CONC_SECONDS sets how long the load runs (default 20).
 
@@ -299,7 +301,8 @@ my $copy_hits = $node->safe_psql($db,
 	q{SELECT coalesce(max(pages), 0) FROM passes WHERE kind = 'upper_copy_hits'});
 cmp_ok($copy_hits, '>', 0,
 	"clients: lookups from copies of the upper levels under load ($copy_hits in one backend)");
-# the capped client: hits with a one-page copy of a three-level index
+# the capped client: hits with a copy of a three-level index too small for
+# its upper levels
 my ($capped_hits, $capped_pages) = split /\|/,
   $node->safe_psql($db,
 	q{SELECT coalesce(max(pages) FILTER (WHERE kind = 'capped_hits'), 0),
@@ -311,9 +314,10 @@ cmp_ok($done{capped}, '>', 0,
 	"capped client: $done{capped} transactions compared the long-key index with the heap");
 cmp_ok($below_root, '>', 0,
 	"long-key index: $below_root internal pages below the root ($wrows rows)");
-is($capped_pages, '1', 'capped client: its copy held one page image at most');
+cmp_ok($capped_pages, '<', $below_root + 1,
+	"capped client: its copy held fewer images ($capped_pages) than the index has pages above its leaves");
 cmp_ok($capped_hits, '>', 0,
-	"capped client: $capped_hits lookups walked from a one-page copy to their leaf through buffers");
+	"capped client: $capped_hits lookups walked from the capped copy to their leaf, through buffers where it had no image");
 note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes, %d pages rewritten',
 		$seconds, $done{clients}, $done{vacuum}, $relayout_passes, $pages));
 
