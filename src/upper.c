@@ -56,6 +56,7 @@
 
 #include "common/hashfn.h"
 #include "compare.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
 /* Indexes whose upper levels a backend copies */
@@ -67,6 +68,7 @@
  */
 typedef struct UpperImage
 {
+	XLogRecPtr	lsn;			/* the page's LSN when the image was made */
 	uint32		size;			/* bytes of the whole image, header included */
 	uint16		prefixoff;		/* where the prefix is, from the page */
 	uint16		prefixlen;
@@ -613,6 +615,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 {
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
+	XLogRecPtr	lsn;
 	UpperImage *img;
 	uint32		s;
 
@@ -625,12 +628,24 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 		 copy->blknos[s] != InvalidBlockNumber && copy->blknos[s] != blkno;
 		 s = (s + 1) & (copy->nslots - 1))
 		;
+	lsn = BufferGetLSNAtomic(buf);
 	if (copy->blknos[s] == blkno)
+	{
+		/*
+		 * Unchanged since its image was made: every change of a page of a
+		 * WAL-logged index sets its LSN.  (Were that not so, the image
+		 * would be stale, which every use of it allows for.)
+		 */
+		if (lsn != InvalidXLogRecPtr && lsn == copy->images[s]->lsn &&
+			RelationNeedsWAL(rel))
+			return;
 		remove_image(copy, s);
+	}
 
 	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise);
 	if (img == NULL)
 		return;
+	img->lsn = lsn;
 	if (!make_room(copy, img->size))
 	{
 		pfree(img);
