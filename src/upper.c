@@ -45,6 +45,13 @@
  * (a walk that reaches a page it lacks then searches that page in its
  * buffer: search_copy() in search.c) until memory is freed.  At most
  * BTL_UPPER_COPIES indexes have copies; the least recently used makes room.
+ * The images of a copy are allocated one after the other in blocks of
+ * UPPER_BLOCK_SIZE (a generation context: no rounding up), and a block is
+ * freed only when all of it is; an image made again because its page
+ * changed leaves a hole.  So a copy whose blocks hold more than twice what
+ * it keeps (its images and its hash table) and a block starts over: the
+ * descents that pass its pages make their images again.  A backend's
+ * copies thus take at most twice the setting and a block per copy.
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
  *
@@ -61,6 +68,9 @@
 
 /* Indexes whose upper levels a backend copies */
 #define BTL_UPPER_COPIES	8
+
+/* The blocks a copy's memory context allocates */
+#define UPPER_BLOCK_SIZE	(64 * 1024)
 
 /*
  * One page image: this header, then the compact page (MAXALIGNed), then
@@ -285,7 +295,7 @@ new_copy(Relation rel, bool bytewise)
 	 */
 	copy->cxt = GenerationContextCreate(TopMemoryContext,
 										"btlayout upper levels",
-										0, 64 * 1024, 64 * 1024);
+										0, UPPER_BLOCK_SIZE, UPPER_BLOCK_SIZE);
 	copy->indexoid = RelationGetRelid(rel);
 	copy->locator = *BtlRelationLocator(rel);
 	copy->bytewise = bytewise &&
@@ -663,6 +673,13 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 	copy->npages++;
 	copy->bytes += img->size;
 	total_bytes += img->size;
+
+	/* A copy whose blocks are mostly holes starts over (see the top) */
+	if (MemoryContextMemAllocated(copy->cxt, false) >
+		2 * (copy->bytes + copy->nslots * (sizeof(BlockNumber) +
+										   sizeof(UpperImage *))) +
+		UPPER_BLOCK_SIZE)
+		drop_copy(copy);
 }
 
 /*
