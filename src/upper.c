@@ -224,7 +224,11 @@ btl_upper_can_grow(const BtlUpperCopy *copy)
 	return !copy->full;
 }
 
-/* The block the descents of the copy start from */
+/*
+ * The block the descents of the copy start from: the first page the last
+ * ordinary descent searched, or InvalidBlockNumber while no descent has
+ * searched its first page since the copy was made.
+ */
 BlockNumber
 btl_upper_start(const BtlUpperCopy *copy)
 {
@@ -238,8 +242,10 @@ slot_of(const BtlUpperCopy *copy, BlockNumber blkno)
 }
 
 /*
- * The image of block blkno in the copy, or NULL if it holds none.  Its
- * keys were stored without the *prefixlen bytes at *prefix (0: whole).
+ * The image of block blkno in the copy, or NULL if it holds none (as for
+ * InvalidBlockNumber, the start of a copy made below the top of a descent,
+ * which marks empty slots).  Its keys were stored without the *prefixlen
+ * bytes at *prefix (0: whole).
  */
 Page
 btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
@@ -247,6 +253,8 @@ btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 {
 	for (uint32 s = slot_of(copy, blkno);; s = (s + 1) & (copy->nslots - 1))
 	{
+		if (copy->blknos[s] == InvalidBlockNumber)
+			return NULL;
 		if (copy->blknos[s] == blkno)
 		{
 			UpperImage *img = copy->images[s];
@@ -255,8 +263,6 @@ btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 			*prefixlen = img->prefixlen;
 			return IMAGE_PAGE(img);
 		}
-		if (copy->blknos[s] == InvalidBlockNumber)
-			return NULL;
 	}
 }
 
