@@ -649,11 +649,12 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 	{
 		/*
 		 * Unchanged since its image was made: every change of a page of a
-		 * WAL-logged index sets its LSN.  (Were that not so, the image
-		 * would be stale, which every use of it allows for.)
+		 * WAL-logged index sets its LSN, so a page still at the LSN of its
+		 * image (0 too: built without WAL at wal_level minimal, and not
+		 * changed since) holds what the image holds.  (Were that not so,
+		 * the image would be stale, which every use of it allows for.)
 		 */
-		if (lsn != InvalidXLogRecPtr && lsn == copy->images[s]->lsn &&
-			RelationNeedsWAL(rel))
+		if (lsn == copy->images[s]->lsn && RelationNeedsWAL(rel))
 			return;
 		remove_image(copy, s);
 	}
