@@ -51,7 +51,8 @@
  * changed leaves a hole.  So a copy whose blocks hold more than twice what
  * it keeps (its images and its hash table) and a block starts over: the
  * descents that pass its pages make their images again.  A backend's
- * copies thus take at most twice the setting and a block per copy.
+ * copies thus take at most twice the setting and their hash tables, and
+ * a block per copy.
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
  *
