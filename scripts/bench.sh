@@ -599,6 +599,7 @@ main() {
 		# Smoke mode checks that everything runs: a few transactions per run.
 		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
 		log "=== round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+		place_buffers "$r"
 		# Workload by workload, the variants interleaved: A B C, C B A, ...
 		for w in select select-mix probe-batch probe-nl range range-mix; do
 			has_workload "$w" || continue

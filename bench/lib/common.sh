@@ -100,3 +100,14 @@ round_order() {
 	fi
 }
 
+# round_rotation ROUND ARRAY: the named array rotated by ROUND places (round
+# 0 as listed, round 1 from its second element on, ...): over as many rounds
+# as it has elements, each element takes each place once.
+round_rotation() {
+	local -n arr=$2
+	local n=${#arr[@]} i
+	for ((i = 0; i < n; i++)); do
+		printf '%s\n' "${arr[(i + $1) % n]}"
+	done
+}
+

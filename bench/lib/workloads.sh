@@ -225,10 +225,11 @@ check_plan_with() {
 
 # --- loading -------------------------------------------------------------------
 
-# prewarm_all [PATTERN]: tables and indexes (by default all; else those
-# whose name is LIKE PATTERN), and the tables' visibility maps.  The heaps of
-# the text tables (not their probe keys) are left out: the probes are
-# index-only scans, which read only the visibility map.
+# prewarm_all [PATTERN [RELKINDS]]: tables and indexes (by default all;
+# else those whose name is LIKE PATTERN and, with RELKINDS (e.g. "r"), of
+# those relkinds), and the tables' visibility maps.  The heaps of the text
+# tables (not their probe keys) are left out: the probes are index-only
+# scans, which read only the visibility map.
 prewarm_all() {
 	sql "SELECT count(CASE WHEN c.relkind = 'i' OR c.relname NOT LIKE 'text\_%' OR c.relname LIKE 'text\_keys\_%'
 	                       THEN pg_prewarm(c.oid::regclass) END),
@@ -236,6 +237,7 @@ prewarm_all() {
 	                       THEN pg_prewarm(c.oid::regclass, 'buffer', 'vm') END)
 	     FROM pg_class c
 	     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')
+	       AND strpos('${2:-ri}', c.relkind::text) > 0
 	       AND c.relname LIKE '${1:-%}'" >/dev/null
 }
 
@@ -287,13 +289,34 @@ load_data() {
 	done
 	has_mix_workloads && load_mix
 	sql "CHECKPOINT" >/dev/null
-	prewarm_all
 	local data_mb sb
 	data_mb=$(sql "SELECT (sum(pg_relation_size(c.oid)) / 1048576)::bigint FROM pg_class c
 	               WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')")
 	sb=$(sql "SHOW shared_buffers")
-	log "load: ${data_mb} MB of tables and indexes prewarmed into shared_buffers = $sb"
-	meta "data size" "${data_mb} MB of tables and indexes, prewarmed (shared_buffers = $sb)"
+	log "load: ${data_mb} MB of tables and indexes, prewarmed into shared_buffers = $sb at each round (place_buffers)"
+	meta "data size" "${data_mb} MB of tables and indexes, prewarmed at the start of each round, the variants' indexes in a rotating order (shared_buffers = $sb)"
+}
+
+# place_buffers ROUND: a restart, then the tables (and their visibility
+# maps) and every variant's indexes prewarmed, the variants in the round's
+# rotation (round_rotation).  After a restart the buffers are handed out in
+# the order they are read, so each round puts every variant's indexes in
+# another stretch of shared buffers, and over as many rounds as there are
+# variants each variant has each place once.  Where an index sits was
+# measured to move its range scans by 4-7% on this project's 2-core
+# virtual machine with 4 kB pages, whatever its layout (docs/performance.md,
+# "Side by side in one run"): a fixed order gave that to whichever variant
+# was built fifth in every round.
+place_buffers() {
+	local v
+	cluster_stop
+	cluster_start
+	prewarm_all '%' r
+	for v in $(round_rotation "$1" VARIANTS); do
+		sql "SELECT count(pg_prewarm(i)) FROM unnest(ARRAY['$(aidx "$v")', '$(pidx "$v")', '$(midx "$v")']) AS n,
+		            LATERAL to_regclass(n) AS i
+		     WHERE i IS NOT NULL" >/dev/null
+	done
 }
 
 # load_mix: mix_t, pgbench_accounts' rows in its order with one copy of aid
