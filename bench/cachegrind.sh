@@ -36,7 +36,7 @@ run()
 		-c max_parallel_workers_per_gather=0 ${BTL_CG_SETTINGS:-} "$db" >/dev/null 2>"$file.log" <<-SQL
 		SELECT pg_prewarm('${table}_k');
 		SELECT pg_prewarm('${table}', 'buffer', 'vm');
-		SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off;
+		SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off; SET enable_memoize = off;
 		SELECT count(*) FROM $probes p JOIN $table t ON t.k = p.k;
 	SQL
 	# totals line: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim
