@@ -311,11 +311,13 @@ load_data() {
 # rotation (round_rotation).  After a restart the buffers are handed out in
 # the order they are read, so each round puts every variant's indexes in
 # another stretch of shared buffers, and over as many rounds as there are
-# variants each variant has each place once.  Where an index sits was
-# measured to move its range scans by 4-7% on this project's 2-core
-# virtual machine with 4 kB pages, whatever its layout (docs/performance.md,
-# "Side by side in one run"): a fixed order gave that to whichever variant
-# was built fifth in every round.
+# variants each variant has each place once.  Prewarmed once after the
+# load, in one fixed order, the index in one place of shared buffers ran
+# range scans 4-7% slower on this project's 2-core virtual machine with
+# 4 kB pages, whatever its layout; since every round starts from a
+# restart, no place has been slow (docs/performance.md, "Side by side in
+# one run"), and the rotation keeps any place that is from always
+# falling on the same variant.
 place_buffers() {
 	local v
 	cluster_stop
