@@ -79,10 +79,12 @@
  */
 typedef struct UpperImage
 {
-	XLogRecPtr	lsn;			/* the page's LSN when the image was made */
+	uint64		version;		/* the page's LSN when the image was made, or
+								 * (!logged) its page_digest() */
 	uint32		size;			/* bytes of the whole image, header included */
 	uint16		prefixoff;		/* where the prefix is, from the page */
 	uint16		prefixlen;
+	bool		logged;			/* made while the index was WAL-logged */
 } UpperImage;
 
 #define IMAGE_PAGE(img) ((Page) ((char *) (img) + MAXALIGN(sizeof(UpperImage))))
@@ -621,6 +623,28 @@ make_image(MemoryContext cxt, Page src, bool bytewise)
 }
 
 /*
+ * A digest of what a page holds: its line pointers, its tuples and its
+ * special space, not its free space nor its header (whose LSN and prune
+ * hint say nothing of the downlinks).  For pages that change without their
+ * LSN changing (btl_upper_remember()); make_image() refuses the page whose
+ * bounds are wrong, so that digest is never kept.
+ */
+static uint64
+page_digest(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+	uint64		h;
+
+	if (hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
+		hdr->pd_upper > BLCKSZ)
+		return 0;
+	h = hash_bytes_extended((const unsigned char *) hdr->pd_linp,
+							hdr->pd_lower - SizeOfPageHeaderData, 0);
+	return hash_bytes_extended((const unsigned char *) page + hdr->pd_upper,
+							   BLCKSZ - hdr->pd_upper, h);
+}
+
+/*
  * An ordinary descent read internal page blkno of rel (buf, read-locked by
  * the caller): keep its image.  top says it is the first page the descent
  * searched, where the copy's descents will start; bytewise, that the
@@ -632,7 +656,8 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 {
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
-	XLogRecPtr	lsn;
+	bool		logged = RelationNeedsWAL(rel);
+	uint64		version;
 	UpperImage *img;
 	uint32		s;
 
@@ -645,17 +670,28 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 		 copy->blknos[s] != InvalidBlockNumber && copy->blknos[s] != blkno;
 		 s = (s + 1) & (copy->nslots - 1))
 		;
-	lsn = BufferGetLSNAtomic(buf);
+
+	/*
+	 * Is the page unchanged since its image was made?  Every change of a
+	 * page of a WAL-logged index sets its LSN, so while the index is logged,
+	 * a page still at the LSN of its image (0 too: built without WAL at
+	 * wal_level minimal, and not changed since) holds what the image holds.
+	 * The pages of an index that is not logged (unlogged, temporary, or with
+	 * a relation file made in this transaction at wal_level minimal) change
+	 * without their LSN changing, and are compared by their digest instead,
+	 * so that a descent does not make again the image of every unchanged
+	 * page it passes.  An image made one way is never kept by the other's
+	 * test: one made before a relation file was first logged may be of a
+	 * page changed since at the same LSN.  Either test only decides whether
+	 * to make an image again; an image kept though stale (two digests
+	 * alike) is what every use of an image allows for.
+	 */
+	version = logged ? BufferGetLSNAtomic(buf) :
+		page_digest(BufferGetPage(buf));
 	if (copy->blknos[s] == blkno)
 	{
-		/*
-		 * Unchanged since its image was made: every change of a page of a
-		 * WAL-logged index sets its LSN, so a page still at the LSN of its
-		 * image (0 too: built without WAL at wal_level minimal, and not
-		 * changed since) holds what the image holds.  (Were that not so,
-		 * the image would be stale, which every use of it allows for.)
-		 */
-		if (lsn == copy->images[s]->lsn && RelationNeedsWAL(rel))
+		if (copy->images[s]->logged == logged &&
+			copy->images[s]->version == version)
 			return;
 		remove_image(copy, s);
 	}
@@ -663,7 +699,8 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise);
 	if (img == NULL)
 		return;
-	img->lsn = lsn;
+	img->version = version;
+	img->logged = logged;
 	if (!make_room(copy, img->size))
 	{
 		pfree(img);
