@@ -37,6 +37,12 @@ Data and length:
                      --duration when it is not given (3-60 s) [15]
   --warmup-duration S  seconds per run in the warm-up round    [= --duration]
   --probes N         keys probed by probe-nl                   [1000000]
+  --probe-slices N   the probe workloads (probe-nl, probe-inserts,
+                     probe-uuid, probe-text) measure each variant's
+                     --probes keys in N statements, the variants taking
+                     turns statement by statement, so that both sides of
+                     a round's ratio meet the machine's slow stretches
+                     alike; 1: one statement per variant  [4]
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
@@ -122,6 +128,7 @@ DURATION=
 BUDGET=15
 WARMUP_DURATION=
 PROBES=1000000
+PROBE_SLICES=4
 BATCH=100
 CLIENTS=$(nproc)
 RANGE_WIDTH=100
@@ -167,6 +174,7 @@ while (($#)); do
 	--budget) need_arg "$@"; need_int "$1" "$2"; BUDGET=$2; shift ;;
 	--warmup-duration) need_arg "$@"; need_int "$1" "$2"; WARMUP_DURATION=$2; shift ;;
 	--probes) need_arg "$@"; need_int "$1" "$2"; PROBES=$2; shift ;;
+	--probe-slices) need_arg "$@"; need_int "$1" "$2"; PROBE_SLICES=$2; shift ;;
 	--batch) need_arg "$@"; need_int "$1" "$2"; BATCH=$2; shift ;;
 	--clients) need_arg "$@"; need_int "$1" "$2"; CLIENTS=$2; shift ;;
 	--variants) need_arg "$@"; VARIANTS_OPT=$2; shift ;;
@@ -204,6 +212,7 @@ done
 	BATCH >= 1 && CLIENTS >= 1 && BUDGET >= 1)) || { echo "bench.sh: scale, rounds, durations, probes, batch, clients and budget must be >= 1" >&2; exit 2; }
 TEXT_KEYS=${TEXT_KEYS:-$((SCALE * 100000))}
 ((TEXT_KEYS >= 1)) || { echo "bench.sh: --text-keys must be >= 1" >&2; exit 2; }
+((PROBE_SLICES >= 1 && PROBE_SLICES <= PROBES)) || { echo "bench.sh: --probe-slices must be between 1 and --probes" >&2; exit 2; }
 
 if [[ -n $REPORT_ONLY ]]; then
 	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
@@ -364,7 +373,8 @@ text_estimate() {
 # is not a timed pgbench run (per variant at scale 100, measured on 2 cores:
 # two 10M-key index builds at load ~20 s, and with select-mix or range-mix
 # ~10 s for mix_t plus ~4 s per index on it; per round ~5 s of probe-nl and
-# ~3 s to make write_t).  At least 3 s, at most 60 s.
+# ~0.3 s per probe slice for its plan check and sessions, ~3 s to make
+# write_t).  At least 3 s, at most 60 s.
 plan_duration() {
 	local nv=${#VARIANTS[@]} runs=0 v w fixed_round setup d est
 	for v in "${VARIANTS[@]}"; do
@@ -379,7 +389,10 @@ plan_duration() {
 	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$(has_mix_workloads && echo 1 || echo 0)" \
 		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (10 + 4 * n)) }')
 	has_table_workloads || setup=0
-	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" 		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" 		'BEGIN { print n * (1 + nl * k * 5e-6 + wt * 3 * s / 100) }')
+	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" -v ps="$PROBE_SLICES" \
+		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" \
+		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" \
+		'BEGIN { print n * (1 + nl * (k * 5e-6 + ps * 0.3) + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
 		DURATION=5
 	else
@@ -436,6 +449,7 @@ write_meta() {
 			meta "duration" "$DURATION s per pgbench run (warm-up round: $WARMUP_DURATION s)"
 		fi
 		meta "probe-nl" "$PROBES random keys, nested loop, index-only scan (hash: index scan)"
+		meta "probe slices" "$PROBE_SLICES: each probe workload's $PROBES keys per variant and round looked up in $PROBE_SLICES statements of $((PROBES / PROBE_SLICES))$( ((PROBES % PROBE_SLICES)) && echo "-$((PROBES / PROBE_SLICES + 1))") keys, the variants taking turns statement by statement (A B, B A, ...); a variant's time in a round is the sum of its statements'"
 		meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
 		meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
 		meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"
@@ -605,6 +619,10 @@ main() {
 			has_workload "$w" || continue
 			if [[ $w == *-mix ]]; then
 				"wl_${w//-/_}" "$r"
+				continue
+			fi
+			if [[ $w == probe-nl ]]; then
+				probe_round "$r" probe-nl VARIANTS
 				continue
 			fi
 			for v in $(round_order "$r" VARIANTS); do

@@ -12,17 +12,18 @@
 #                      per variant that can share a run (mix_variants):
 #                      k_<variant>, each with that variant's index
 #                      mix_<variant>          (select-mix, range-mix)
-#   probe_keys         PROBES random keys of 1..ROWS in random order (probe-nl)
+#   probe_keys_<s>     PROBES random keys of 1..ROWS in random order, dealt
+#                      out to PROBE_SLICES tables (probe-nl, probe-inserts)
 #   write_t            (k, v), ROWS/10 keys, made anew for each variant in
 #                      each round with the variant's index write_idx
 #                                          (build, write)
 #   uuid_t             (k uuid), ROWS keys md5(g)::uuid, one index per
-#                      variant: uuid_<variant>; and uuid_keys, PROBES of its
+#                      variant: uuid_<variant>; and uuid_keys_<s>, PROBES of its
 #                      keys in random order.  After the other workloads'
 #                      rounds, dropped after its own         (probe-uuid)
 #   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
 #                      url), one index per text variant (variants-text.conf):
-#                      text_<ds>_<variant>; and text_keys_<ds>, PROBES of
+#                      text_<ds>_<variant>; and text_keys_<ds>_<s>, PROBES of
 #                      its keys in random order.  One dataset at a time,
 #                      after the other workloads' rounds     (probe-text)
 #
@@ -253,19 +254,45 @@ prewarm_all() {
 ms_to_s() { awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }'; }
 bytes_to_mb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1048576 }'; }
 
-# make_probe_keys TABLE KEYFN: TABLE (k), PROBES random keys of the ROWS
-# that KEYFN gives row numbers 1..ROWS, in random order, vacuumed.  A fixed
-# seed, so that every run probes the same keys.
+# make_probe_keys TABLE KEYFN: PROBES random keys of the ROWS that KEYFN
+# gives row numbers 1..ROWS, in random order, dealt out to the slice tables
+# TABLE_1 .. TABLE_<PROBE_SLICES> (split_probe_keys).  A fixed seed, so that
+# every run probes the same keys.
 make_probe_keys() {
 	sql "SELECT setseed(0.4242);
 	     CREATE TABLE $1 AS
 	       SELECT $($2 '(1 + floor(random() * '"$ROWS"'))::int4') AS k
 	       FROM generate_series(1, $PROBES);" >/dev/null
-	sql "VACUUM (FREEZE, ANALYZE) $1" >/dev/null
+	split_probe_keys "$1"
+}
+
+# split_probe_keys TABLE: TABLE's keys dealt out in its order to the tables
+# TABLE_1 .. TABLE_<PROBE_SLICES>, round robin (each slice a random sample
+# of the keys, in random order), each vacuumed (all-visible, frozen,
+# analyzed); TABLE is dropped.  probe_round measures one slice at a time.
+split_probe_keys() {
+	local s
+	for ((s = 1; s <= PROBE_SLICES; s++)); do
+		sql "CREATE TABLE $1_$s AS
+		       SELECT k FROM (SELECT k, row_number() OVER (ORDER BY ctid) AS n FROM $1) x
+		       WHERE (n - 1) % $PROBE_SLICES = $((s - 1))
+		       ORDER BY n;" >/dev/null
+		sql "VACUUM (FREEZE, ANALYZE) $1_$s" >/dev/null
+	done
+	sql "DROP TABLE $1" >/dev/null
+}
+
+# probe_key_tables TABLE -> "TABLE_1, TABLE_2, ...": the slices, for DROP
+probe_key_tables() {
+	local s out=
+	for ((s = 1; s <= PROBE_SLICES; s++)); do
+		out+="${out:+, }$1_$s"
+	done
+	echo "$out"
 }
 
 # load_data: the pgbench tables, probe_t, every variant's two indexes (their
-# build times and sizes are the round -1 "load" measurements), probe_keys.
+# build times and sizes are the round -1 "load" measurements), probe_keys_<s>.
 load_data() {
 	local v t0 kt ms_p ms_a size
 	kt=$(key_sql_type)
@@ -435,33 +462,82 @@ wl_probe_batch() {
 	log "r$r probe-batch $v: $(fmt_num "$lps") lookups/s"
 }
 
-# wl_probe_nl ROUND VARIANT [WORKLOAD]: probe-nl, recorded under WORKLOAD:
-# probe-ins-* after inserts (whose duplicates a probe also finds: the
-# count is then at least PROBES), probe-uuid on uuid_t's keys
-wl_probe_nl() {
-	local r=$1 v=$2 w=${3:-probe-nl} query scan wall lps use idx
-	query="SELECT count(*) FROM probe_keys q JOIN probe_t p ON p.k = q.k"
-	use=$(use_sql "$v")
-	idx=$(pidx "$v")
-	if [[ $w == probe-uuid ]]; then
-		query="SELECT count(*) FROM uuid_keys q JOIN uuid_t p ON p.k = q.k"
+# --- the probe workloads: rounds of slices --------------------------------------
+#
+# probe-nl, probe-ins-*, probe-uuid and probe-text-* measure PROBES lookups
+# per variant and round, as PROBE_SLICES statements of PROBES/PROBE_SLICES
+# keys each (the slice tables of split_probe_keys), the variants taking
+# turns slice by slice: A B, B A, A B, B A in even rounds, B A, A B, ... in
+# odd ones.  A variant's time in a round is the sum of its slices' times.
+#
+# Why slices: on this project's 2-core virtual machine, for seconds at a
+# time, whatever runs gets slower (no steal time is reported; the time is
+# spent in the backend, waiting for memory).  Measured one after the other,
+# a variant's 1.5 s and btree's 3 s of a round fell on either side of such
+# a stretch: in 104 rounds of probe-nl (1M probes, 15, huge pages, four
+# runs), `blocked`'s time alone jumped 17-42% in five, whose ratios fell
+# below 1.8x, and btree's alone 17-37% in four, whose ratios rose to
+# 2.3-2.9x (docs/performance.md, "Rounds and slices").  Taking turns every
+# quarter of the probes puts both sides of a round under the same
+# conditions.  --probe-slices 1 measures each variant's PROBES in one
+# statement, as runs before 2026-11-26 did.
+
+# probe_round ROUND WORKLOAD ARRAY: one round of a probe workload for the
+# variants of the named array; records wall_s and lookups_per_s per variant.
+probe_round() {
+	local r=$1 w=$2 arr=$3 s v name
+	local -A ms=() found=() slices=()
+	for ((s = 1; s <= PROBE_SLICES; s++)); do
+		for v in $(round_order $((r + s - 1)) "$arr"); do
+			[[ $w == probe-nl ]] && ! applies "$v" probe-nl && continue
+			activate_build "$v"
+			probe_slice "$w" "$v" "$s"
+			ms[$v]=$(awk -v a="${ms[$v]:-0}" -v b="$TIMED_MS" 'BEGIN { printf "%.3f", a + b }')
+			found[$v]=$((${found[$v]:-0} + TIMED_OUT))
+			slices[$v]+="${slices[$v]:+ }$(ms_to_s "$TIMED_MS")"
+		done
+	done
+	for v in $(round_order "$r" "$arr"); do
+		[[ -n ${ms[$v]} ]] || continue
+		name=$v
+		[[ $w == probe-text-* ]] && name=$(vname "$v")
+		# probe-ins-*: a probe also finds the duplicates the inserts made
+		if [[ $w == probe-ins-* ]]; then
+			((found[$v] >= PROBES)) || die "$w/$name: found ${found[$v]} of at least $PROBES keys"
+		else
+			[[ ${found[$v]} == "$PROBES" ]] || die "$w/$name: found ${found[$v]} of $PROBES keys"
+		fi
+		record "$r" "$w" "$name" wall_s "$(ms_to_s "${ms[$v]}")"
+		record "$r" "$w" "$name" lookups_per_s "$(awk -v m="${ms[$v]}" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')"
+		log "r$r $w $name: $(ms_to_s "${ms[$v]}") s, $(fmt_num "$(awk -v m="${ms[$v]}" -v n="$PROBES" 'BEGIN { printf "%d", n / (m / 1000) }')") lookups/s (slices: ${slices[$v]} s)"
+	done
+}
+
+# probe_slice WORKLOAD VARIANT SLICE: the variant's index made the valid one
+# and the plan checked, then the slice's keys looked up through a nested
+# loop; TIMED_MS is the statement's time, TIMED_OUT the keys found.
+probe_slice() {
+	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds
+	case $w in
+	probe-nl | probe-ins-*)
+		query="SELECT count(*) FROM probe_keys_$s q JOIN probe_t p ON p.k = q.k"
+		use=$(use_sql "$v")
+		idx=$(pidx "$v") ;;
+	probe-uuid)
+		query="SELECT count(*) FROM uuid_keys_$s q JOIN uuid_t p ON p.k = q.k"
 		use=$(use_uuid_sql "$v")
-		idx=$(uidx "$v")
-	fi
-	scan='Index Only Scan'
+		idx=$(uidx "$v") ;;
+	probe-text-*)
+		ds=${w#probe-text-}
+		query="SELECT count(*) FROM text_keys_${ds}_$s q JOIN text_$ds p ON p.k = q.k$(text_collate "$v")"
+		use=$(use_text_sql "$ds" "$v")
+		idx=$(tidx "$ds" "$v") ;;
+	*) die "probe_slice: unknown workload $w" ;;
+	esac
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
-	check_plan_with "$w/$v" "$use" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $idx "
+	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $idx "
 	sql_timed "$PROBE_SET" "$query;"
-	if [[ $w == probe-nl || $w == probe-uuid ]]; then
-		[[ $TIMED_OUT == "$PROBES" ]] || die "$w/$v: found $TIMED_OUT of $PROBES keys"
-	else
-		((TIMED_OUT >= PROBES)) || die "$w/$v: found $TIMED_OUT of at least $PROBES keys"
-	fi
-	wall=$(awk -v m="$TIMED_MS" 'BEGIN { printf "%.4f", m / 1000 }')
-	lps=$(awk -v m="$TIMED_MS" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')
-	record "$r" "$w" "$v" wall_s "$wall"
-	record "$r" "$w" "$v" lookups_per_s "$lps"
-	log "r$r $w $v: $wall s, $(fmt_num "$lps") lookups/s"
+	[[ $TIMED_OUT =~ ^[0-9]+$ ]] || die "$w/$(vname "$v"): no count from slice $s"
 }
 
 wl_range() {
@@ -614,11 +690,7 @@ run_probe_inserts() {
 			ins_layout_hook -1 "$w" "$v" "$(pidx "$v")"
 		done
 		for ((r = 0; r <= ROUNDS; r++)); do
-			for v in $(round_order "$r" VARIANTS); do
-				applies "$v" probe-nl || continue
-				activate_build "$v"
-				wl_probe_nl "$r" "$v" "$w"
-			done
+			probe_round "$r" "$w" VARIANTS
 		done
 	done
 }
@@ -683,14 +755,11 @@ run_probe_uuid() {
 	load_uuid
 	for ((r = 0; r <= ROUNDS; r++)); do
 		log "=== probe-uuid: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		for v in $(round_order "$r" VARIANTS); do
-			activate_build "$v"
-			wl_probe_nl "$r" "$v" probe-uuid
-		done
+		probe_round "$r" probe-uuid VARIANTS
 		loads+="${loads:+, }$(loadavg)"
 	done
 	meta "load average, probe-uuid" "after each round (0 = warm-up): $loads"
-	sql "DROP TABLE uuid_t, uuid_keys; CHECKPOINT" >/dev/null
+	sql "DROP TABLE uuid_t, $(probe_key_tables uuid_keys); CHECKPOINT" >/dev/null
 }
 
 # --- build-large: CREATE INDEX on large tables, serial and parallel -----------
@@ -838,7 +907,7 @@ load_text() {
 	local ds=$1 v t0 size pct
 	t0=$(now_s)
 	log "load: probe-text $ds: $TEXT_KEYS keys"
-	sql "DROP TABLE IF EXISTS text_$ds, text_keys_$ds;
+	sql "DROP TABLE IF EXISTS text_$ds, text_keys_$ds, $(probe_key_tables "text_keys_$ds");
 	     CREATE TABLE text_$ds (k text NOT NULL);
 	     INSERT INTO text_$ds SELECT $(text_key_expr "$ds") FROM generate_series(1::int8, $TEXT_KEYS) g;" >/dev/null
 	sql "VACUUM (FREEZE, ANALYZE) text_$ds" >/dev/null
@@ -846,8 +915,8 @@ load_text() {
 	     CREATE TABLE text_keys_$ds AS
 	       SELECT $(text_key_expr "$ds") AS k
 	       FROM (SELECT (1 + floor(random() * $TEXT_KEYS))::int8 AS g FROM generate_series(1, $PROBES)) s;" >/dev/null
-	sql "VACUUM (FREEZE, ANALYZE) text_keys_$ds" >/dev/null
 	log "load: probe-text $ds: tables in $(elapsed "$t0" "$(now_s)") s ($(sql "SELECT min(length(k)) || '-' || max(length(k)) || ' bytes, e.g. ' || min(k) FROM text_keys_$ds"))"
+	split_probe_keys "text_keys_$ds"
 	for v in "${TEXT_VARIANTS[@]}"; do
 		activate_build "$v"
 		sql_timed "${V_SET[$v]}" "CREATE INDEX $(tidx "$ds" "$v") ON text_$ds $(ddl_for "$v" k);"
@@ -870,24 +939,6 @@ load_text() {
 	log "load: probe-text $ds in $(elapsed "$t0" "$(now_s)") s; $(sql "SELECT (sum(pg_relation_size(indexrelid)) / 1048576)::bigint FROM pg_index WHERE indrelid = 'text_$ds'::regclass") MB of indexes prewarmed"
 }
 
-# wl_probe_text ROUND DATASET VARIANT: PROBES random existing keys through a
-# nested loop with an index-only scan of the variant's index, joined in its
-# collation; the count must be PROBES.
-wl_probe_text() {
-	local r=$1 ds=$2 v=$3 name query wall lps
-	name=$(vname "$v")
-	query="SELECT count(*) FROM text_keys_$ds q JOIN text_$ds p ON p.k = q.k$(text_collate "$v")"
-	check_plan_with "probe-text-$ds/$name" "$(use_text_sql "$ds" "$v")" "$PROBE_SET" "$query" \
-		'Nested Loop' "Index Only Scan using $(tidx "$ds" "$v") "
-	sql_timed "$PROBE_SET" "$query;"
-	[[ $TIMED_OUT == "$PROBES" ]] || die "probe-text-$ds/$name: found $TIMED_OUT of $PROBES keys"
-	wall=$(awk -v m="$TIMED_MS" 'BEGIN { printf "%.4f", m / 1000 }')
-	lps=$(awk -v m="$TIMED_MS" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')
-	record "$r" "probe-text-$ds" "$name" wall_s "$wall"
-	record "$r" "probe-text-$ds" "$name" lookups_per_s "$lps"
-	log "r$r probe-text-$ds $name: $wall s, $(fmt_num "$lps") lookups/s"
-}
-
 # run_probe_text: every dataset in turn: load, warm-up round, ROUNDS rounds
 # (the variants interleaved within each), drop.
 run_probe_text() {
@@ -897,13 +948,10 @@ run_probe_text() {
 		loads=
 		for ((r = 0; r <= ROUNDS; r++)); do
 			log "=== probe-text $ds: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-			for v in $(round_order "$r" TEXT_VARIANTS); do
-				activate_build "$v"
-				wl_probe_text "$r" "$ds" "$v"
-			done
+			probe_round "$r" "probe-text-$ds" TEXT_VARIANTS
 			loads+="${loads:+, }$(loadavg)"
 		done
 		meta "load average, probe-text $ds" "after each round (0 = warm-up): $loads"
-		sql "DROP TABLE text_$ds, text_keys_$ds; CHECKPOINT" >/dev/null
+		sql "DROP TABLE text_$ds, $(probe_key_tables "text_keys_$ds"); CHECKPOINT" >/dev/null
 	done
 }
