@@ -196,6 +196,9 @@ extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 /* recent.c */
 extern int	btl_recent_buffers;
 extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
+extern void btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page);
+extern bool btl_recent_hint(Relation rel, BlockNumber blkno,
+							const char **page, uint16 *hikey, uint16 *first);
 
 /* upper.c */
 typedef struct BtlUpperCopy BtlUpperCopy;

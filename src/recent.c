@@ -44,11 +44,25 @@
 /* Relation files whose buffers a backend remembers */
 #define BTL_RECENT_MAPS		8
 
+/*
+ * What the backend knows of one block: its buffer, and where the leaf's
+ * high key and first data item were when it last proved itself (offsets in
+ * the page, 0 if none known).  The offsets are prefetch addresses for the
+ * next visit, nothing more (btl_recent_prefetch()).  Eight bytes, so that
+ * one cache line of the map serves the prefetch and then the pin.
+ */
+typedef struct BtlRecentEntry
+{
+	Buffer		buffer;			/* InvalidBuffer: none known */
+	uint16		hikey;			/* offset of the high key's tuple */
+	uint16		first;			/* offset of the first data item's */
+} BtlRecentEntry;
+
 typedef struct BtlRecentMap
 {
 	BtlRelFileLocator locator;	/* the relation file */
-	BlockNumber nblocks;		/* entries of buffers */
-	Buffer	   *buffers;		/* by block; InvalidBuffer: none known */
+	BlockNumber nblocks;		/* entries */
+	BtlRecentEntry *entries;	/* by block */
 	uint64		lastuse;		/* for replacing the oldest map */
 } BtlRecentMap;
 
@@ -72,18 +86,19 @@ recent_map(Relation rel)
 
 	for (i = 0; i < BTL_RECENT_MAPS; i++)
 	{
-		if (maps[i].buffers != NULL &&
+		if (maps[i].entries != NULL &&
 			memcmp(&maps[i].locator, locator, sizeof(BtlRelFileLocator)) == 0)
 			return &maps[i];
 		if (maps[i].lastuse < oldest->lastuse)
 			oldest = &maps[i];
 	}
 
-	if (oldest->buffers != NULL)
-		pfree(oldest->buffers);
+	if (oldest->entries != NULL)
+		pfree(oldest->entries);
 	oldest->locator = *locator;
 	oldest->nblocks = 0;
-	oldest->buffers = MemoryContextAllocZero(TopMemoryContext, sizeof(Buffer));
+	oldest->entries = MemoryContextAllocZero(TopMemoryContext,
+											 sizeof(BtlRecentEntry));
 	return oldest;
 }
 
@@ -102,12 +117,37 @@ recent_remember(BtlRecentMap *map, BlockNumber blkno, Buffer buf)
 			return;
 		nblocks = Min(Max(blkno + 1, map->nblocks * 2),
 					  (BlockNumber) btl_recent_buffers);
-		map->buffers = repalloc(map->buffers, nblocks * sizeof(Buffer));
-		memset(map->buffers + map->nblocks, 0,
-			   (nblocks - map->nblocks) * sizeof(Buffer));
+		map->entries = repalloc(map->entries,
+								nblocks * sizeof(BtlRecentEntry));
+		memset(map->entries + map->nblocks, 0,
+			   (nblocks - map->nblocks) * sizeof(BtlRecentEntry));
 		map->nblocks = nblocks;
 	}
-	map->buffers[blkno] = buf;
+	map->entries[blkno].buffer = buf;
+	map->entries[blkno].hikey = 0;
+	map->entries[blkno].first = 0;
+}
+
+/* The map of rel's relation file: the last one used, else recent_map() */
+static inline BtlRecentMap *
+map_of(Relation rel)
+{
+	BtlRecentMap *map = last_map;
+
+	if (map == NULL || map->entries == NULL ||
+		memcmp(&map->locator, BtlRelationLocator(rel),
+			   sizeof(BtlRelFileLocator)) != 0)
+		last_map = map = recent_map(rel);
+	return map;
+}
+
+/* The entry of block blkno, if the map covers it */
+static inline BtlRecentEntry *
+entry_of(BtlRecentMap *map, BlockNumber blkno)
+{
+	if (blkno < map->nblocks && blkno < (BlockNumber) btl_recent_buffers)
+		return &map->entries[blkno];
+	return NULL;
 }
 
 /*
@@ -118,28 +158,66 @@ recent_remember(BtlRecentMap *map, BlockNumber blkno, Buffer buf)
 Buffer
 btl_read_recent(Relation rel, BlockNumber blkno)
 {
-	BtlRecentMap *map = last_map;
+	BtlRecentMap *map = map_of(rel);
+	BtlRecentEntry *entry = entry_of(map, blkno);
 	Buffer		buf;
 
-	if (map == NULL || map->buffers == NULL ||
-		memcmp(&map->locator, BtlRelationLocator(rel),
-			   sizeof(BtlRelFileLocator)) != 0)
-		last_map = map = recent_map(rel);
 	map->lastuse = ++use_counter;
-
-	if (blkno < map->nblocks && blkno < (BlockNumber) btl_recent_buffers &&
-		BufferIsValid(map->buffers[blkno]) &&
+	if (entry != NULL && BufferIsValid(entry->buffer) &&
 		ReadRecentBuffer(*BtlRelationLocator(rel), MAIN_FORKNUM, blkno,
-						 map->buffers[blkno]))
+						 entry->buffer))
 	{
 		/* counted as ReadBuffer() counts a hit */
 		pgstat_count_buffer_read(rel);
 		pgstat_count_buffer_hit(rel);
 		btl_search_counters.recent_buffer_hits++;
-		return map->buffers[blkno];
+		return entry->buffer;
 	}
 
 	buf = ReadBuffer(rel, blkno);
 	recent_remember(map, blkno, buf);
 	return buf;
+}
+
+/*
+ * A leaf of rel, block blkno, has just proved itself, read-locked in the
+ * buffer it is in: note where its high key and first data item are, for
+ * btl_recent_prefetch() on the next visit.  Written only when they moved,
+ * so that a lookup of an unchanged page only reads the map.
+ */
+void
+btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page)
+{
+	BtlRecentEntry *entry = entry_of(map_of(rel), blkno);
+	uint16		hikey = ItemIdGetOffset(PageGetItemId(page, P_HIKEY));
+	uint16		first = ItemIdGetOffset(PageGetItemId(page,
+													  P_FIRSTDATAKEY(BTPageGetOpaque(page))));
+
+	if (entry != NULL && (entry->hikey != hikey || entry->first != first))
+	{
+		entry->hikey = hikey;
+		entry->first = first;
+	}
+}
+
+/*
+ * Where block blkno of rel was the last time: the page of the shared buffer
+ * it was in, and the offsets of its high key and first data item then (0
+ * if not known).  False if no shared buffer is known (none, or a local
+ * buffer of a temporary index).  For prefetching only (see
+ * prefetch_named_leaf() in search.c): the buffer may hold another page by
+ * now, or the page may have changed.
+ */
+bool
+btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
+				uint16 *hikey, uint16 *first)
+{
+	BtlRecentEntry *entry = entry_of(map_of(rel), blkno);
+
+	if (entry == NULL || entry->buffer <= 0)
+		return false;
+	*page = (const char *) BufferGetBlock(entry->buffer);
+	*hikey = entry->hikey;
+	*first = entry->first;
+	return true;
 }

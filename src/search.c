@@ -640,23 +640,54 @@ move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
 }
 
 /*
- * Prefetch, from a leaf's header, what its proof and its search read
- * first: the high key, the first data item, and the lines after the high
- * key, where every layout puts the slots its walk starts with (btlayout.h).
- * Each of those is otherwise a cache miss that waits for the one before
- * (the proof compares the high key, then the first item, then the walk
- * starts).  Offsets read from the page are only prefetch addresses here,
- * kept inside the page; nothing is read through them.
+ * Prefetch what a leaf's proof and its search read first: the high key at
+ * offset hikey, the first data item at offset first, and the lines after
+ * the high key, where every layout puts the slots its walk starts with
+ * (btlayout.h).  Each of those is otherwise a cache miss that waits for the
+ * one before (the proof compares the high key, then the first item, then
+ * the walk starts).  The offsets are only prefetch addresses, kept inside
+ * the page; nothing is read through them.
  */
+static inline void
+prefetch_leaf_items(const char *page, int hikey, int first)
+{
+	hikey = Min(hikey, BLCKSZ - 1);
+	__builtin_prefetch(page + Min(first, BLCKSZ - 1), 0, 3);
+	prefetch_lines(page + hikey, page + Min(hikey + 4 * BTL_CACHE_LINE, BLCKSZ), 4);
+}
+
+/* prefetch_leaf_items() from the leaf's line pointers, once its header is read */
 static inline void
 prefetch_leaf_start(Page page, OffsetNumber first)
 {
-	int			hikey = Min(ItemIdGetOffset(PageGetItemId(page, P_HIKEY)),
-							BLCKSZ - 1);
+	prefetch_leaf_items((const char *) page,
+						ItemIdGetOffset(PageGetItemId(page, P_HIKEY)),
+						ItemIdGetOffset(PageGetItemId(page, first)));
+}
 
-	prefetch_item(page, first);
-	prefetch_lines((const char *) page + hikey,
-				   (const char *) page + Min(hikey + 4 * BTL_CACHE_LINE, BLCKSZ), 4);
+/*
+ * The copy has named leaf blkno, about to be pinned and locked.  Prefetch,
+ * in the buffer it was in last time (recent.c), the page's header and
+ * special space and, at the offsets they had when the leaf last proved
+ * itself, its high key, first item and first lines: otherwise each of
+ * those waits for the pin, and all but the header then wait for the
+ * header's line pointers.  Addresses only: if the buffer holds another page
+ * by now or the page changed, the prefetches are wasted, and the pin, the
+ * lock and the proof go on exactly as without them.
+ */
+static inline void
+prefetch_named_leaf(Relation rel, BlockNumber blkno)
+{
+	const char *page;
+	uint16		hikey;
+	uint16		first;
+
+	if (!btl_recent_hint(rel, blkno, &page, &hikey, &first))
+		return;
+	__builtin_prefetch(page, 0, 3);
+	__builtin_prefetch(page + BLCKSZ - MAXALIGN(sizeof(BTPageOpaqueData)), 0, 3);
+	if (hikey != 0)
+		prefetch_leaf_items(page, hikey, first);
 }
 
 /* Is the page, read by block number from a copy's downlink, a btree page? */
@@ -800,10 +831,14 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		if (level > 0)
 			continue;
 
+		if (key->prefetch && key->recent_buffers)
+			prefetch_named_leaf(rel, blkno);
 		buf = read_and_lock(rel, blkno, key);
 		if (leaf_holds_key(rel, key, BufferGetPage(buf)))
 		{
 			btl_test_for_old_snapshot(snapshot, rel, BufferGetPage(buf));
+			if (key->prefetch && key->recent_buffers)
+				btl_recent_note_leaf(rel, blkno, BufferGetPage(buf));
 			btl_search_counters.upper_copy_hits++;
 			return buf;
 		}
