@@ -31,6 +31,12 @@
  * file of an index gets a new map, and the oldest of BTL_RECENT_MAPS maps
  * makes room.  Statistics are counted as ReadBuffer() counts them.
  *
+ * Beside each buffer number, the map keeps where the leaf's high key and
+ * first data item were the last time the leaf proved itself to a lookup
+ * from the copy of the upper levels, so that the next such lookup can
+ * prefetch them before the pin (btl_recent_hint()).  Those offsets are
+ * prefetch addresses and nothing else: nothing is ever read through them.
+ *
  * src/recent.c
  *
  *-------------------------------------------------------------------------
@@ -48,8 +54,9 @@
  * What the backend knows of one block: its buffer, and where the leaf's
  * high key and first data item were when it last proved itself (offsets in
  * the page, 0 if none known).  The offsets are prefetch addresses for the
- * next visit, nothing more (btl_recent_prefetch()).  Eight bytes, so that
- * one cache line of the map serves the prefetch and then the pin.
+ * next visit, nothing more (prefetch_named_leaf() in search.c).  Eight
+ * bytes, so that one cache line of the map serves the prefetch and then
+ * the pin.
  */
 typedef struct BtlRecentEntry
 {
@@ -182,7 +189,7 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 /*
  * A leaf of rel, block blkno, has just proved itself, read-locked in the
  * buffer it is in: note where its high key and first data item are, for
- * btl_recent_prefetch() on the next visit.  Written only when they moved,
+ * prefetch_named_leaf() on the next visit.  Written only when they moved,
  * so that a lookup of an unchanged page only reads the map.
  */
 void
