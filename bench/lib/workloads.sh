@@ -489,7 +489,7 @@ probe_round() {
 	local -A ms=() found=() slices=()
 	for ((s = 1; s <= PROBE_SLICES; s++)); do
 		for v in $(round_order $((r + s - 1)) "$arr"); do
-			[[ $w == probe-nl ]] && ! applies "$v" probe-nl && continue
+			[[ $w != probe-text-* ]] && ! applies "$v" probe-nl && continue
 			activate_build "$v"
 			probe_slice "$w" "$v" "$s"
 			ms[$v]=$(awk -v a="${ms[$v]:-0}" -v b="$TIMED_MS" 'BEGIN { printf "%.3f", a + b }')
