@@ -475,9 +475,10 @@ wl_probe_batch() {
 # spent in the backend, waiting for memory).  Measured one after the other,
 # a variant's 1.5 s and btree's 3 s of a round fell on either side of such
 # a stretch: in 104 rounds of probe-nl (1M probes, 15, huge pages, four
-# runs), `blocked`'s time alone jumped 17-42% in five, whose ratios fell
-# below 1.8x, and btree's alone 17-37% in four, whose ratios rose to
-# 2.3-2.9x (docs/performance.md, "Rounds and slices").  Taking turns every
+# runs), `blocked`'s time jumped 17-42% in five (in one of them btree's
+# too), whose ratios fell below 1.8x, and btree's alone 17-37% in four,
+# whose ratios rose to 2.3-2.9x (docs/performance.md, "Rounds and
+# slices").  Taking turns every
 # quarter of the probes puts both sides of a round under the same
 # conditions.  --probe-slices 1 measures each variant's PROBES in one
 # statement, as runs before 2026-11-26 did.
