@@ -486,11 +486,10 @@ wl_probe_batch() {
 # probe_round ROUND WORKLOAD ARRAY: one round of a probe workload for the
 # variants of the named array; records wall_s and lookups_per_s per variant.
 probe_round() {
-	local r=$1 w=$2 arr=$3 s v name
+	local r=$1 w=$2 arr=$3 s v name lps
 	local -A ms=() found=() slices=()
 	for ((s = 1; s <= PROBE_SLICES; s++)); do
 		for v in $(round_order $((r + s - 1)) "$arr"); do
-			[[ $w != probe-text-* ]] && ! applies "$v" probe-nl && continue
 			activate_build "$v"
 			probe_slice "$w" "$v" "$s"
 			ms[$v]=$(awk -v a="${ms[$v]:-0}" -v b="$TIMED_MS" 'BEGIN { printf "%.3f", a + b }')
@@ -499,7 +498,6 @@ probe_round() {
 		done
 	done
 	for v in $(round_order "$r" "$arr"); do
-		[[ -n ${ms[$v]} ]] || continue
 		name=$v
 		[[ $w == probe-text-* ]] && name=$(vname "$v")
 		# probe-ins-*: a probe also finds the duplicates the inserts made
@@ -508,9 +506,10 @@ probe_round() {
 		else
 			[[ ${found[$v]} == "$PROBES" ]] || die "$w/$name: found ${found[$v]} of $PROBES keys"
 		fi
+		lps=$(awk -v m="${ms[$v]}" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')
 		record "$r" "$w" "$name" wall_s "$(ms_to_s "${ms[$v]}")"
-		record "$r" "$w" "$name" lookups_per_s "$(awk -v m="${ms[$v]}" -v n="$PROBES" 'BEGIN { printf "%.1f", n / (m / 1000) }')"
-		log "r$r $w $name: $(ms_to_s "${ms[$v]}") s, $(fmt_num "$(awk -v m="${ms[$v]}" -v n="$PROBES" 'BEGIN { printf "%d", n / (m / 1000) }')") lookups/s (slices: ${slices[$v]} s)"
+		record "$r" "$w" "$name" lookups_per_s "$lps"
+		log "r$r $w $name: $(ms_to_s "${ms[$v]}") s, $(fmt_num "$lps") lookups/s (slices: ${slices[$v]} s)"
 	done
 }
 
