@@ -41,9 +41,67 @@ sql_timed() {
 	local out
 	out=$(printf '%s\n\\timing on\n%s\n' "$1" "$2" | q -f -) ||
 		die "statement failed: $2"
-	TIMED_MS=$(awk '/^Time: /{ t = $2 } END { if (t == "") exit 1; print t }' <<<"$out") ||
+	timed_result "$out" "$2"
+}
+
+# timed_result OUTPUT STATEMENT: TIMED_MS and TIMED_OUT from what a session
+# printed around STATEMENT run with \timing
+timed_result() {
+	TIMED_MS=$(awk '/^Time: /{ t = $2 } END { if (t == "") exit 1; print t }' <<<"$1") ||
 		die "no timing for: $2"
-	TIMED_OUT=$(grep -v '^Time: ' <<<"$out" || true)
+	TIMED_OUT=$(grep -v '^Time: ' <<<"$1" || true)
+}
+
+# Sessions kept open: one psql, so one backend, for several timed
+# statements, fed through a pair of FIFOs.  session_open NAME starts it;
+# session_timed NAME "SETUP" "STATEMENT" runs like sql_timed, in that
+# backend; session_close NAME ends it (session_close_all: every one).
+declare -A SESSION_IN=() SESSION_OUT=() SESSION_PID=()
+SESSION_END=__btlayout_bench_end__
+session_open() {
+	local f=$TMPD/session.$1 fd
+	rm -f "$f.in" "$f.out"
+	mkfifo "$f.in" "$f.out"
+	# psql opens the input FIFO, then the output one; each open waits for
+	# its other end, opened here in the same order.  It must not hold the
+	# other sessions' FIFOs open (a session sees the end of its input only
+	# when every writer has closed it), so it closes the copies it inherits.
+	(
+		for fd in "${SESSION_IN[@]}" "${SESSION_OUT[@]}"; do
+			exec {fd}>&-
+		done
+		q -f - <"$f.in" >"$f.out" 2>&1
+	) &
+	SESSION_PID[$1]=$!
+	exec {fd}>"$f.in"
+	SESSION_IN[$1]=$fd
+	exec {fd}<"$f.out"
+	SESSION_OUT[$1]=$fd
+}
+session_timed() {
+	local line out=
+	printf '%s\n\\timing on\n%s\n\\timing off\n\\echo %s\n' "$2" "$3" "$SESSION_END" \
+		>&"${SESSION_IN[$1]}" || die "session $1 is gone (statement: $3)"
+	while IFS= read -r line <&"${SESSION_OUT[$1]}"; do
+		[[ $line == "$SESSION_END" ]] && break
+		out+=$line$'\n'
+	done
+	[[ $line == "$SESSION_END" ]] || die "session $1 ended (statement: $3): $out"
+	timed_result "$out" "$3"
+}
+session_close() {
+	local in=${SESSION_IN[$1]} out=${SESSION_OUT[$1]}
+	exec {in}>&-
+	wait "${SESSION_PID[$1]}" || die "session $1 failed (see the statements before)"
+	exec {out}<&-
+	rm -f "$TMPD/session.$1.in" "$TMPD/session.$1.out"
+	unset "SESSION_IN[$1]" "SESSION_OUT[$1]" "SESSION_PID[$1]"
+}
+session_close_all() {
+	local s
+	for s in "${!SESSION_PID[@]}"; do
+		session_close "$s"
+	done
 }
 
 # run_pgbench PGOPTIONS ARGS... -> prints the tps pgbench reports.  Fails on a

@@ -482,6 +482,18 @@ wl_probe_batch() {
 # quarter of the probes puts both sides of a round under the same
 # conditions.  --probe-slices 1 measures each variant's PROBES in one
 # statement, as runs before 2026-11-26 did.
+#
+# Each variant runs its slices of a round in one session, as it ran the
+# one statement before: a backend starts with none of what it keeps for
+# an index (catalog caches; btlayout's map of recent buffers, which learns
+# a leaf's buffer at the leaf's first visit in that backend), and a new
+# backend per slice charged that start-up to every slice.  It cost
+# btlayout more than core btree: on 10M URL keys (116,661 leaves), without
+# huge pages, a fresh backend's 250,000 lookups took `blocked` 0.92-1.00 s
+# and the next 250,000 in the same backend 0.63-0.66 s, core btree 1.54 s
+# and 1.40 s; a benchmark run with a backend per slice measured `blocked`
+# at 1.50x core btree there, one statement per variant at 1.99x
+# (docs/performance.md, "A backend per slice").
 
 # probe_round ROUND WORKLOAD ARRAY: one round of a probe workload for the
 # variants of the named array; records wall_s and lookups_per_s per variant.
@@ -491,12 +503,14 @@ probe_round() {
 	for ((s = 1; s <= PROBE_SLICES; s++)); do
 		for v in $(round_order $((r + s - 1)) "$arr"); do
 			activate_build "$v"
+			[[ -n ${SESSION_PID[$v]:-} ]] || session_open "$v"
 			probe_slice "$w" "$v" "$s"
 			ms[$v]=$(awk -v a="${ms[$v]:-0}" -v b="$TIMED_MS" 'BEGIN { printf "%.3f", a + b }')
 			found[$v]=$((${found[$v]:-0} + TIMED_OUT))
 			slices[$v]+="${slices[$v]:+ }$(ms_to_s "$TIMED_MS")"
 		done
 	done
+	session_close_all
 	for v in $(round_order "$r" "$arr"); do
 		name=$v
 		[[ $w == probe-text-* ]] && name=$(vname "$v")
@@ -515,7 +529,8 @@ probe_round() {
 
 # probe_slice WORKLOAD VARIANT SLICE: the variant's index made the valid one
 # and the plan checked, then the slice's keys looked up through a nested
-# loop; TIMED_MS is the statement's time, TIMED_OUT the keys found.
+# loop in the variant's session of the round; TIMED_MS is the statement's
+# time, TIMED_OUT the keys found.
 probe_slice() {
 	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds
 	case $w in
@@ -536,7 +551,7 @@ probe_slice() {
 	esac
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
 	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $idx "
-	sql_timed "$PROBE_SET" "$query;"
+	session_timed "$v" "$PROBE_SET" "$query;"
 	[[ $TIMED_OUT =~ ^[0-9]+$ ]] || die "$w/$(vname "$v"): no count from slice $s"
 }
 
