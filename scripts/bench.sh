@@ -42,7 +42,8 @@ Data and length:
                      --probes keys in N statements, the variants taking
                      turns statement by statement, so that both sides of
                      a round's ratio meet the machine's slow stretches
-                     alike; 1: one statement per variant  [4]
+                     alike (each variant in one session per round);
+                     1: one statement per variant  [4]
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
@@ -373,7 +374,7 @@ text_estimate() {
 # is not a timed pgbench run (per variant at scale 100, measured on 2 cores:
 # two 10M-key index builds at load ~20 s, and with select-mix or range-mix
 # ~10 s for mix_t plus ~4 s per index on it; per round ~5 s of probe-nl and
-# ~0.3 s per probe slice for its plan check and sessions, ~3 s to make
+# ~0.3 s per probe slice for its plan check and statement, ~3 s to make
 # write_t).  At least 3 s, at most 60 s.
 plan_duration() {
 	local nv=${#VARIANTS[@]} runs=0 v w fixed_round setup d est
@@ -449,7 +450,7 @@ write_meta() {
 			meta "duration" "$DURATION s per pgbench run (warm-up round: $WARMUP_DURATION s)"
 		fi
 		meta "probe-nl" "$PROBES random keys, nested loop, index-only scan (hash: index scan)"
-		meta "probe slices" "$PROBE_SLICES: each probe workload's $PROBES keys per variant and round looked up in $PROBE_SLICES statements of $((PROBES / PROBE_SLICES))$( ((PROBES % PROBE_SLICES)) && echo "-$((PROBES / PROBE_SLICES + 1))") keys, the variants taking turns statement by statement (A B, B A, ...); a variant's time in a round is the sum of its statements'"
+		meta "probe slices" "$PROBE_SLICES: each probe workload's $PROBES keys per variant and round looked up in $PROBE_SLICES statements of $((PROBES / PROBE_SLICES))$( ((PROBES % PROBE_SLICES)) && echo "-$((PROBES / PROBE_SLICES + 1))") keys, the variants taking turns statement by statement (A B, B A, ...), each variant's in one session per round; a variant's time in a round is the sum of its statements'"
 		meta "probe-batch" "$BATCH keys per statement, nested loop over unnest(), index scan + heap fetch"
 		meta "range" "$((RANGE_WIDTH + 1)) keys per index-only range scan"
 		meta "select" "pgbench -S -M prepared, clients: ${SELECT_CLIENTS[*]}"

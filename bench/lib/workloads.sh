@@ -490,7 +490,7 @@ wl_probe_batch() {
 # backend per slice charged that start-up to every slice.  It cost
 # btlayout more than core btree: on 10M URL keys (116,661 leaves), without
 # huge pages, a fresh backend's 250,000 lookups took `blocked` 0.92-1.00 s
-# and the next 250,000 in the same backend 0.63-0.66 s, core btree 1.54 s
+# and the next 250,000 in the same backend 0.63-0.69 s, core btree 1.54 s
 # and 1.40 s; a benchmark run with a backend per slice measured `blocked`
 # at 1.50x core btree there, one statement per variant at 1.99x
 # (docs/performance.md, "A backend per slice").
