@@ -485,15 +485,12 @@ wl_probe_batch() {
 #
 # Each variant runs its slices of a round in one session, as it ran the
 # one statement before: a backend starts with none of what it keeps for
-# an index (catalog caches; btlayout's map of recent buffers, which learns
-# a leaf's buffer at the leaf's first visit in that backend), and a new
-# backend per slice charged that start-up to every slice.  It cost
-# btlayout more than core btree: on 10M URL keys (116,661 leaves), without
-# huge pages, a fresh backend's 250,000 lookups took `blocked` 0.92-1.00 s
-# and the next 250,000 in the same backend 0.63-0.69 s, core btree 1.54 s
-# and 1.40 s; a benchmark run with a backend per slice measured `blocked`
-# at 1.50x core btree there, one statement per variant at 1.99x
-# (docs/performance.md, "A backend per slice").
+# an index (catalog caches; btlayout's map of recent buffers, learnt leaf
+# by leaf), and a backend per slice charged that start-up, larger for
+# btlayout than for core btree, to every slice (bench/README.md, "Probes
+# in slices"; docs/performance.md, "A backend per slice").  The session
+# plans with the catalog state the slice's plan check committed, read at
+# the start of its statement.
 
 # probe_round ROUND WORKLOAD ARRAY: one round of a probe workload for the
 # variants of the named array; records wall_s and lookups_per_s per variant.
