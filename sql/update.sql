@@ -6,7 +6,8 @@
 -- old copy is made by hand, in a database of its own: members and a whole
 -- family missing from a 1.0 installation.  1.1 to 1.2 gives
 -- btlayout_search_stats() its recent-buffer column, 1.2 to 1.3 its
--- upper-level copy columns and btlayout_upper_copy_pages().
+-- upper-level copy columns and btlayout_upper_copy_pages(), 1.3 to 1.4 its
+-- column of the copy's key searches.
 --
 \set regress_db :DBNAME
 CREATE DATABASE btlayout_update;
@@ -71,9 +72,11 @@ ALTER EXTENSION btlayout UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btlayout';
 SELECT * FROM mirror_gaps ORDER BY 1, 2;
 -- 1.2: seven, the descents' recent-buffer pins; 1.3: nine, the lookups
--- from the copy of the upper levels last, and the copy's page count
+-- from the copy of the upper levels, and the copy's page count; 1.4: ten,
+-- the copy's key searches last
 SELECT recent_buffer_hits >= 0 AS recent_counted,
-       upper_copy_hits >= 0 AND upper_copy_misses >= 0 AS copy_counted
+       upper_copy_hits >= 0 AND upper_copy_misses >= 0 AS copy_counted,
+       upper_key_searches >= 0 AS keys_counted
 FROM btlayout_search_stats();
 SELECT btlayout_upper_copy_pages('t_k') >= 0 AS copy_pages;
 

@@ -156,12 +156,12 @@ INSERT INTO u SELECT 3 * g, g % 40 FROM generate_series(0, 299999) g;
 INSERT INTO v SELECT * FROM u;
 SELECT shapes_wrong(0, 899997, 9973) AS wrong;
 
--- The cap: 8kB holds the images of the top page and of one internal page
--- below it (an image holds what its page holds, not its free space), of
--- the index used last; a lookup below another internal page searches that
+-- The cap: 12kB holds the images of the top page and of one internal page
+-- below it (an image holds what its page holds, not its free space, and
+-- the keys of its pivots), of the index used last; a lookup below another internal page searches that
 -- page in its buffer, then goes to the leaf, which must prove itself as
 -- before
-SET btlayout.upper_copy = '8kB';
+SET btlayout.upper_copy = '12kB';
 SELECT btlayout_upper_copy_pages('u_k') AS copy_after_new_cap;
 CALL uc_reset();
 SELECT shapes_wrong(0, 899997, 9973) AS wrong;
@@ -186,7 +186,7 @@ BEGIN
   END LOOP;
 END
 $$;
-SET btlayout.upper_copy = '8kB';
+SET btlayout.upper_copy = '12kB';
 CALL uc_reset();
 CALL k_lookups(897);
 SELECT s.internal_pages > 0 AS pages_below_root, s.root_pages
@@ -203,11 +203,11 @@ CALL k_lookups(898);
 SELECT btlayout_upper_copy_pages('u_k') AS pages, uc_hits() > 900 AS hits,
        uc_misses() > 0 AS misses_after_splits;
 
--- Two indexes in 8kB: the lookups of u_d's keys, all of them, need the
+-- Two indexes in 12kB: the lookups of u_d's keys, all of them, need the
 -- room u_k's copy takes, and that copy, used less recently, is dropped.
 -- (One lookup per key, through a nested loop: 17 and later hand scans
 -- with array keys to nbtree's own search.)
-SET btlayout.upper_copy = '8kB';
+SET btlayout.upper_copy = '12kB';
 SELECT count(*) FROM u WHERE k = 300000;
 SELECT btlayout_upper_copy_pages('u_k') > 0 AS k_copied;
 SET enable_seqscan = off;
@@ -450,6 +450,79 @@ RESET enable_seqscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+-- Integer keys: the copy of an index of one integer key column keeps each
+-- internal page's keys and downlinks in arrays, searched instead of the
+-- page (btlayout.upper_copy_keys).  int2 with duplicates across pages
+-- (pivots that keep a heap TID), int4 with NULLs (pages with a NULL pivot
+-- have no keys) and int8 beyond the int4 range, probed in every scan shape
+-- by arguments of their own type and of wider and narrower ones, against
+-- core btree.  The same lookups with the keys and without must go the
+-- same ways: a leaf the keys named wrongly fails its proof, a miss more.
+CREATE TABLE ki (a int2, b int4, c int8) WITH (autovacuum_enabled = off);
+INSERT INTO ki SELECT (g / 20) % 30000 - 15000, CASE WHEN g % 97 <> 0 THEN g / 3 END,
+                      (g - 150000) * 3000000000
+  FROM generate_series(0, 299999) g;
+CREATE INDEX ki_a ON ki USING btlayout (a) WITH (deduplicate_items = off);
+CREATE INDEX ki_b ON ki USING btlayout (b);
+CREATE INDEX ki_c ON ki USING btlayout (c);
+CREATE TABLE kv (LIKE ki) WITH (autovacuum_enabled = off);
+INSERT INTO kv SELECT * FROM ki;
+CREATE INDEX kv_a ON kv USING btree (a) WITH (deduplicate_items = off);
+CREATE INDEX kv_b ON kv USING btree (b);
+CREATE INDEX kv_c ON kv USING btree (c);
+VACUUM ki, kv;
+CREATE TEMP TABLE kc0 AS SELECT upper_key_searches AS n FROM btlayout_search_stats();
+CREATE FUNCTION key_searches() RETURNS bigint LANGUAGE sql AS $$
+  SELECT s.upper_key_searches - k.n FROM btlayout_search_stats() s, kc0 k
+$$;
+CREATE FUNCTION int_shapes_wrong() RETURNS int LANGUAGE sql AS $$
+  SELECT answers_wrong(ARRAY[
+    'SELECT count(*) FROM %1$I WHERE a = %2$s',
+    'SELECT array_agg(a) FROM (SELECT a FROM %1$I WHERE a > %2$s ORDER BY a LIMIT 2) s',
+    'SELECT array_agg(a) FROM (SELECT a FROM %1$I WHERE a <= %2$s ORDER BY a DESC LIMIT 2) s',
+    'SELECT count(*) FROM %1$I WHERE b = %2$s',
+    'SELECT array_agg(b) FROM (SELECT b FROM %1$I WHERE b >= %2$s ORDER BY b LIMIT 2) s',
+    'SELECT array_agg(b) FROM (SELECT b FROM %1$I WHERE b < %2$s ORDER BY b DESC LIMIT 2) s',
+    'SELECT count(*) FROM %1$I WHERE c = greatest(least(%2$s, 3000000), -3000000)::int8 * 3000000000',
+    'SELECT array_agg(c) FROM (SELECT c FROM %1$I WHERE c > greatest(least(%2$s, 3000000), -3000000)::int8 * 3000000000 ORDER BY c LIMIT 2) s',
+    'SELECT array_agg(c) FROM (SELECT c FROM %1$I WHERE c <= greatest(least(%2$s, 3000000), -3000000)::int8 * 3000000000 - 1 ORDER BY c DESC LIMIT 2) s',
+    'SELECT array_agg(c) FROM (SELECT c FROM %1$I WHERE c < %2$s ORDER BY c DESC LIMIT 2) s'],
+    ARRAY(SELECT g::text FROM generate_series(-16000, 120000, 997) g
+          UNION ALL SELECT unnest(ARRAY['-15000', '14999', '-40000', '40000',
+                                        '-5000000000', '5000000000'])),
+    'ki', 'kv')
+$$;
+SET enable_seqscan = off;
+SET btlayout.upper_copy = '4MB';
+SET btlayout.upper_copy_keys = off;
+SELECT int_shapes_wrong() AS wrong;
+CALL uc_reset();
+SELECT int_shapes_wrong() AS wrong_without_keys;
+CREATE TEMP TABLE without_keys AS
+  SELECT uc_hits() AS hits, uc_misses() AS misses, key_searches() AS key_searches;
+SET btlayout.upper_copy_keys = on;
+CALL uc_reset();
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+SELECT int_shapes_wrong() AS wrong_with_keys;
+SELECT w.key_searches AS key_searches_when_off, key_searches() > 1000 AS searched_by_keys,
+       uc_hits() = w.hits AS same_hits, uc_misses() = w.misses AS same_misses,
+       uc_hits() > 1000 AS went_from_copy
+FROM without_keys w;
+-- A descending column's pages are searched as pages
+CREATE INDEX ki_b_desc ON ki USING btlayout (b DESC);
+DROP INDEX ki_b;
+SELECT int_shapes_wrong() AS wrong_desc;
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+CALL uc_reset();
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FROM generate_series(1, 2000) g JOIN ki ON ki.b = g * 47;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT key_searches() AS key_searches_desc, uc_hits() > 1000 AS desc_from_copy;
+RESET btlayout.upper_copy_keys;
+RESET enable_seqscan;
+
 -- Bad values of the setting (the wording of the range error differs
 -- between versions: its SQLSTATE does not)
 DO $$
@@ -461,8 +534,8 @@ END
 $$;
 SET btlayout.upper_copy = 'lots';
 
-DROP TABLE u, v, tu, ut, utv, churned, nl, nt;
+DROP TABLE u, v, tu, ut, utv, churned, nl, nt, ki, kv, kc0, without_keys;
 DROP FUNCTION answers_wrong(text[], text[], text, text), shapes_wrong(int, int, int),
   text_shapes_wrong(int), uc_hits(), uc_misses(), url(int), absent_lookups(regclass),
-  unlogged_copy(regclass, regclass);
+  unlogged_copy(regclass, regclass), key_searches(), int_shapes_wrong();
 DROP PROCEDURE uc_reset(), k_lookups(int), ut_churn(int);

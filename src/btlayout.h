@@ -182,6 +182,7 @@ typedef struct BtlSearchCounters
 									 * be theirs */
 	uint64		upper_copy_misses;	/* ... whose leaf did not, or whose
 									 * copy lacked a page on the way */
+	uint64		upper_key_searches; /* images searched through their keys */
 } BtlSearchCounters;
 
 extern BtlSearchCounters btl_search_counters;
@@ -208,11 +209,37 @@ extern void btl_upper_invalidate(Datum arg, Oid relid);
 extern BtlUpperCopy *btl_upper_copy_of(Relation rel);
 extern bool btl_upper_can_grow(const BtlUpperCopy *copy);
 extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
+extern bool btl_upper_copy_keys;
+
+/*
+ * The keys of an image's pivots, for an index of one integer key column
+ * (upper.c makes them, search.c searches them): after this header, the
+ * keys of the page's pivots after its minus-infinity item, in page order,
+ * as int32 (int2 and int4 columns) or int64 (width); the nkeys + 1
+ * downlinks of its data items, the minus-infinity item's first; and a bit
+ * per key, set if its pivot holds a heap TID.
+ */
+typedef struct BtlUpperKeys
+{
+	uint16		nkeys;
+	uint16		width;			/* of each key: 4 or 8 bytes */
+	uint32		downlinks;		/* offset of the downlinks from the header */
+	uint32		tids;			/* ... and of the heap TID bits (uint64s) */
+} BtlUpperKeys;
+
+#define BTL_UPPER_KEYS(k) \
+	((const char *) (k) + MAXALIGN(sizeof(BtlUpperKeys)))
+#define BTL_UPPER_DOWNLINKS(k) \
+	((const BlockNumber *) ((const char *) (k) + (k)->downlinks))
+#define BTL_UPPER_TIDS(k) \
+	((const uint64 *) ((const char *) (k) + (k)->tids))
+
 extern Page btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
-							const char **prefix, int *prefixlen);
+							const char **prefix, int *prefixlen,
+							const BtlUpperKeys **keys);
 extern bool btl_upper_bytewise(const BtlUpperCopy *copy);
 extern void btl_upper_remember(Relation rel, Buffer buf, bool top,
-							   bool bytewise);
+							   bool bytewise, int keywidth);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);

@@ -194,6 +194,17 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, btl_upper_copy_assign, NULL);
+	DefineCustomBoolVariable("btlayout.upper_copy_keys",
+							 "Search the copies of upper levels by their pivots' integer keys.",
+							 "For an index of one integer key column, each internal "
+							 "page's copy keeps its pivots' keys and downlinks in arrays, "
+							 "searched instead of the page's items; off searches the "
+							 "copy's pages as pages.",
+							 &btl_upper_copy_keys,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("btlayout.compare_isa",
 							 "Instruction set of the string compare core of the BIN operator classes.",
 							 "Defaults to the best this machine supports; "

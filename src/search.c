@@ -757,6 +757,86 @@ binsrch_stripped(Relation rel, const BtlSearchKey *key, Page page,
 }
 
 /*
+ * name(keys, n, x): how many of the n (> 0) sorted keys of the type are
+ * below x, by a binary search whose steps choose by a conditional move, not
+ * a branch.
+ */
+#define BTL_COUNT_BELOW(name, type) \
+static inline int \
+name(const type *keys, int n, type x) \
+{ \
+	const type *base = keys; \
+\
+	while (n > 1) \
+	{ \
+		int			half = n / 2; \
+\
+		base = base[half] < x ? base + half : base; \
+		n -= half; \
+	} \
+	return (int) (base - keys) + (*base < x); \
+}
+
+BTL_COUNT_BELOW(count_below32, int32)
+BTL_COUNT_BELOW(count_below64, int64)
+
+/* Is the pivot of key i, equal to the key, before it (downlink_by_keys())? */
+static inline bool
+equal_before(const BtlSearchKey *key, const BtlUpperKeys *keys, int i)
+{
+	return key->nextkey ||
+		(!key->truncated_equal &&
+		 (BTL_UPPER_TIDS(keys)[i / 64] & (UINT64CONST(1) << (i % 64))) == 0);
+}
+
+/*
+ * The downlink the keys of an image give for a key of one integer
+ * attribute (btl_key_integer()): that of the data item binsrch_page()
+ * would choose on the image.  The keys are the image's pivots' after the
+ * minus-infinity item, in page order (upper.c).  "Before the key" (see
+ * btl_search()) is then, for each pivot, a comparison of integers: a pivot
+ * whose key is below the key's is before it; one whose key is above is
+ * not; one whose key equals it is before it for nextkey, and otherwise if
+ * it has no heap TID and the key does not treat such a pivot as equal
+ * (btl_compare_tail()).  So the pivots before the key are the keys below
+ * it, then those equal to it that are before it, and the item chosen is
+ * the last before the key, the minus-infinity item if no pivot is.  The
+ * answer is, like the image's, one the leaf must prove.
+ */
+static BlockNumber
+downlink_by_keys(const BtlUpperKeys *keys, const BtlSearchKey *key)
+{
+	int64		x = key->att[0].iarg;
+	int			n = keys->nkeys;
+	int			below;
+
+	btl_search_counters.upper_key_searches++;
+	if (n == 0)
+		below = 0;
+	else if (keys->width == 8)
+	{
+		const int64 *k = (const int64 *) BTL_UPPER_KEYS(keys);
+
+		below = count_below64(k, n, x);
+		while (below < n && k[below] == x && equal_before(key, keys, below))
+			below++;
+	}
+	else if (x > PG_INT32_MAX)
+		below = n;
+	else if (x < PG_INT32_MIN)
+		below = 0;
+	else
+	{
+		const int32 *k = (const int32 *) BTL_UPPER_KEYS(keys);
+
+		below = count_below32(k, n, (int32) x);
+		while (below < n && k[below] == x && equal_before(key, keys, below))
+			below++;
+	}
+	return BTL_UPPER_DOWNLINKS(keys)[below];
+}
+
+/*
  * The leaf for the key through this backend's copy of the upper levels
  * (upper.c), read-locked and proven to be the key's; InvalidBuffer if the
  * copy has no path to a leaf or the leaf it names is not the key's.
@@ -792,7 +872,9 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	{
 		const char *prefix;
 		int			prefixlen = 0;
-		Page		page = btl_upper_page(copy, blkno, &prefix, &prefixlen);
+		const BtlUpperKeys *keys = NULL;
+		Page		page = btl_upper_page(copy, blkno, &prefix, &prefixlen,
+										  &keys);
 		Buffer		ibuf = InvalidBuffer;
 		BTPageOpaque opaque;
 		OffsetNumber offnum;
@@ -819,13 +901,19 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 		}
 		level = opaque->btpo_level - 1;
-		if (prefixlen > 0)
-			offnum = binsrch_stripped(rel, key, page, blkno, prefix, prefixlen);
+		if (keys != NULL && key->upper_keys)
+			blkno = downlink_by_keys(keys, key);
 		else
-			offnum = binsrch_page(rel, key, page, blkno, ibuf);
-		blkno = BTreeTupleGetDownLink((IndexTuple)
-									  PageGetItem(page,
-												  PageGetItemId(page, offnum)));
+		{
+			if (prefixlen > 0)
+				offnum = binsrch_stripped(rel, key, page, blkno, prefix,
+										  prefixlen);
+			else
+				offnum = binsrch_page(rel, key, page, blkno, ibuf);
+			blkno = BTreeTupleGetDownLink((IndexTuple)
+										  PageGetItem(page,
+													  PageGetItemId(page, offnum)));
+		}
 		if (BufferIsValid(ibuf))
 			_bt_relbuf(rel, ibuf);
 		if (level > 0)
@@ -918,7 +1006,8 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 
 		if (key->upper_copy)
-			btl_upper_remember(rel, buf, top, btl_key_bytewise(key));
+			btl_upper_remember(rel, buf, top, btl_key_bytewise(key),
+							   btl_key_integer(key));
 		top = false;
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));

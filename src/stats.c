@@ -317,8 +317,8 @@ Datum
 btlayout_search_stats(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[9];
-	bool		nulls[9] = {false};
+	Datum		values[10];
+	bool		nulls[10] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -334,6 +334,8 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	/* from 1.3 on */
 	values[7] = Int64GetDatum(btl_search_counters.upper_copy_hits);
 	values[8] = Int64GetDatum(btl_search_counters.upper_copy_misses);
+	/* from 1.4 on */
+	values[9] = Int64GetDatum(btl_search_counters.upper_key_searches);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

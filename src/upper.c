@@ -38,6 +38,19 @@
  * A copy made so serves only keys that compare as bytes (search.c); any
  * other key takes the ordinary descent.
  *
+ * Keys: for an index of one integer key column (int2, int4, int8, and the
+ * types that compare as those: date, timestamps, time, money), whose
+ * descents compare integers (btl_key_integer() in compare.h), an image
+ * also holds its pivots' keys in an array, their downlinks in another and
+ * a bit per pivot saying whether it keeps a heap TID (make_keys()): a
+ * search of a few cache lines of 4- or 8-byte keys instead of the page's
+ * items, their line pointers and tuples (downlink_by_keys() in search.c,
+ * which gives the argument).  The keys are made from the page under its
+ * lock with the image; a page whose items are not one such pivot after
+ * the minus-infinity item each, without NULLs, in nondecreasing order,
+ * gets none, and its image is searched as a page.  btlayout.upper_copy_keys
+ * = off searches every image as a page.
+ *
  * Memory: the images are made in a memory context per index under
  * TopMemoryContext, at most btlayout.upper_copy kilobytes of images in all
  * copies of a backend; past that a descent drops the least recently used
@@ -84,6 +97,8 @@ typedef struct UpperImage
 	uint32		size;			/* bytes of the whole image, header included */
 	uint16		prefixoff;		/* where the prefix is, from the page */
 	uint16		prefixlen;
+	uint32		keysoff;		/* where its keys are, from the image; 0:
+								 * none */
 	bool		logged;			/* made while the index was WAL-logged */
 } UpperImage;
 
@@ -100,6 +115,8 @@ struct BtlUpperCopy
 	BtlRelFileLocator locator;	/* the index's relation file */
 	MemoryContext cxt;			/* holds everything below; NULL: slot free */
 	bool		bytewise;		/* keys stored without their page's prefix */
+	int			keywidth;		/* images have keys (make_keys()) of an
+								 * integer column this wide; 0: none */
 	bool		full;			/* an image found no room */
 	BlockNumber start;			/* the top page descents searched last */
 	uint32		nslots;
@@ -113,6 +130,9 @@ struct BtlUpperCopy
 
 /* GUC btlayout.upper_copy: kilobytes of images per backend, 0 for none */
 int			btl_upper_copy = 4096;
+
+/* GUC btlayout.upper_copy_keys: search images through their keys */
+bool		btl_upper_copy_keys = true;
 
 static BtlUpperCopy copies[BTL_UPPER_COPIES];
 static BtlUpperCopy *last_copy;
@@ -248,11 +268,12 @@ slot_of(const BtlUpperCopy *copy, BlockNumber blkno)
  * The image of block blkno in the copy, or NULL if it holds none (as for
  * InvalidBlockNumber, the start of a copy made below the top of a descent,
  * which marks empty slots).  Its keys were stored without the *prefixlen
- * bytes at *prefix (0: whole).
+ * bytes at *prefix (0: whole); *keys are its pivots' keys, or NULL if it
+ * has none (make_keys()).
  */
 Page
 btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
-			   const char **prefix, int *prefixlen)
+			   const char **prefix, int *prefixlen, const BtlUpperKeys **keys)
 {
 	for (uint32 s = slot_of(copy, blkno);; s = (s + 1) & (copy->nslots - 1))
 	{
@@ -264,6 +285,8 @@ btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 
 			*prefix = (const char *) IMAGE_PAGE(img) + img->prefixoff;
 			*prefixlen = img->prefixlen;
+			*keys = img->keysoff == 0 ? NULL :
+				(const BtlUpperKeys *) ((const char *) img + img->keysoff);
 			return IMAGE_PAGE(img);
 		}
 	}
@@ -278,11 +301,15 @@ btl_upper_bytewise(const BtlUpperCopy *copy)
 
 /*
  * Make the (empty) copy of rel, in place of the least recently used one.
- * bytewise: its keys may be stored without their page's prefix.
+ * bytewise: its keys may be stored without their page's prefix; keywidth:
+ * the width of the integer key its descents compare (btl_key_integer()),
+ * 0 if none, for the keys of its images.
  */
 static BtlUpperCopy *
-new_copy(Relation rel, bool bytewise)
+new_copy(Relation rel, bool bytewise, int keywidth)
 {
+	Form_pg_attribute attr = TupleDescAttr(RelationGetDescr(rel), 0);
+
 	BtlUpperCopy *copy = &copies[0];
 
 	for (int i = 0; i < BTL_UPPER_COPIES; i++)
@@ -309,6 +336,10 @@ new_copy(Relation rel, bool bytewise)
 	copy->locator = *BtlRelationLocator(rel);
 	copy->bytewise = bytewise &&
 		IndexRelationGetNumberOfKeyAttributes(rel) == 1;
+	copy->keywidth = 0;
+	if (keywidth != 0 && IndexRelationGetNumberOfKeyAttributes(rel) == 1 &&
+		attr->attbyval && attr->attlen == keywidth)
+		copy->keywidth = keywidth;
 	copy->full = false;
 	copy->start = InvalidBlockNumber;
 	copy->nslots = 16;
@@ -464,6 +495,131 @@ stripped_len(const IndexTuple itup, int n)
 	return len;
 }
 
+/* The key of pivot itup, of an integer column of width bytes */
+static inline int64
+pivot_int(IndexTuple itup, int width)
+{
+	const char *p = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+
+	switch (width)
+	{
+		case 2:
+			{
+				int16		v;
+
+				memcpy(&v, p, sizeof(v));
+				return v;
+			}
+		case 4:
+			{
+				int32		v;
+
+				memcpy(&v, p, sizeof(v));
+				return v;
+			}
+		default:
+			{
+				int64		v;
+
+				memcpy(&v, p, sizeof(v));
+				return v;
+			}
+	}
+}
+
+/*
+ * How many keys internal page src (checked by make_image()) gives for a
+ * copy of an index of one integer key column of width bytes: its data
+ * items after the first, which must be the minus-infinity item (a pivot
+ * without attributes), each a pivot holding its key and no NULL, the keys
+ * not decreasing.  -1 if the page is not so: its image is then searched as
+ * a page.
+ */
+static int
+count_keys(Page src, int width)
+{
+	BTPageOpaque opaque = BTPageGetOpaque(src);
+	OffsetNumber first = P_FIRSTDATAKEY(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
+	int64		last = PG_INT64_MIN;
+
+	if (P_ISLEAF(opaque) || maxoff < first)
+		return -1;
+	for (OffsetNumber i = first; i <= maxoff; i++)
+	{
+		ItemId		iid = PageGetItemId(src, i);
+		IndexTuple	itup;
+		int			natts;
+
+		if (!ItemIdHasStorage(iid))
+			return -1;
+		itup = (IndexTuple) (src + ItemIdGetOffset(iid));
+		if (!BTreeTupleIsPivot(itup))
+			return -1;
+		natts = ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK;
+		if (i == first)
+		{
+			if (natts != 0)
+				return -1;
+			continue;
+		}
+		if (natts != 1 || IndexTupleHasNulls(itup) ||
+			ItemIdGetLength(iid) < MAXALIGN(sizeof(IndexTupleData)) + width ||
+			pivot_int(itup, width) < last)
+			return -1;
+		last = pivot_int(itup, width);
+	}
+	return maxoff - first;
+}
+
+/* The bytes of nkeys keys of width bytes (BtlUpperKeys) */
+static inline Size
+keys_size(int nkeys, int width)
+{
+	return MAXALIGN(sizeof(BtlUpperKeys)) +
+		MAXALIGN(nkeys * (width == 8 ? 8 : 4)) +
+		MAXALIGN((nkeys + 1) * sizeof(BlockNumber)) +
+		(nkeys + 63) / 64 * sizeof(uint64);
+}
+
+/*
+ * Write at keys the nkeys keys (count_keys()) of internal page src, of an
+ * integer column of width bytes, with its data items' downlinks and which
+ * pivots hold a heap TID.
+ */
+static void
+make_keys(Page src, int width, int nkeys, BtlUpperKeys *keys)
+{
+	OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(src));
+	char	   *k = (char *) BTL_UPPER_KEYS(keys);
+	BlockNumber *downlinks;
+	uint64	   *tids;
+
+	keys->nkeys = (uint16) nkeys;
+	keys->width = width == 8 ? 8 : 4;
+	keys->downlinks = MAXALIGN(sizeof(BtlUpperKeys)) +
+		MAXALIGN(nkeys * keys->width);
+	keys->tids = keys->downlinks + MAXALIGN((nkeys + 1) * sizeof(BlockNumber));
+	downlinks = (BlockNumber *) ((char *) keys + keys->downlinks);
+	tids = (uint64 *) ((char *) keys + keys->tids);
+	memset(tids, 0, (nkeys + 63) / 64 * sizeof(uint64));
+	for (int j = 0; j <= nkeys; j++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(src,
+													PageGetItemId(src, first + j));
+
+		downlinks[j] = BTreeTupleGetDownLink(itup);
+		if (j == 0)
+			continue;
+		if (keys->width == 8)
+			((int64 *) k)[j - 1] = pivot_int(itup, width);
+		else
+			((int32 *) k)[j - 1] = (int32) pivot_int(itup, width);
+		if (BTreeTupleGetHeapTID(itup) != NULL)
+			tids[(j - 1) / 64] |= UINT64CONST(1) << ((j - 1) % 64);
+	}
+}
+
 /*
  * Make the image of internal page src (read-locked by the caller) in cxt;
  * NULL if the page's header or line pointers are not those of an index
@@ -484,7 +640,7 @@ stripped_len(const IndexTuple itup, int n)
  * not is below or above every pivot of the page (search.c).
  */
 static UpperImage *
-make_image(MemoryContext cxt, Page src, bool bytewise)
+make_image(MemoryContext cxt, Page src, bool bytewise, int keywidth)
 {
 	PageHeader	hdr = (PageHeader) src;
 	ImageItem	items[MaxIndexTuplesPerPage];
@@ -495,6 +651,8 @@ make_image(MemoryContext cxt, Page src, bool bytewise)
 	int			start;
 	int			pos;
 	Size		size;
+	Size		keysoff;
+	int			nkeys = -1;
 	UpperImage *img;
 	Page		page;
 
@@ -564,10 +722,22 @@ make_image(MemoryContext cxt, Page src, bool bytewise)
 	}
 	size = MAXALIGN(sizeof(UpperImage)) + pos +
 		MAXALIGN(sizeof(BTPageOpaqueData)) + prefixlen;
+	keysoff = MAXALIGN(size);
+	if (keywidth != 0)
+		nkeys = count_keys(src, keywidth);
+	if (nkeys >= 0)
+		size = keysoff + keys_size(nkeys, keywidth);
 
 	img = MemoryContextAlloc(cxt, size);
 	img->size = (uint32) size;
 	img->prefixlen = (uint16) prefixlen;
+	img->keysoff = 0;
+	if (nkeys >= 0)
+	{
+		img->keysoff = (uint32) keysoff;
+		make_keys(src, keywidth, nkeys,
+				  (BtlUpperKeys *) ((char *) img + keysoff));
+	}
 	page = IMAGE_PAGE(img);
 	memcpy(page, src, hdr->pd_lower);
 	memset(page + hdr->pd_lower, 0, start - hdr->pd_lower);
@@ -649,10 +819,13 @@ page_digest(Page page)
  * the caller): keep its image.  top says it is the first page the descent
  * searched, where the copy's descents will start; bytewise, that the
  * descent's key compares as bytes, so that a new copy may store keys
- * without their page's prefix (btl_key_bytewise() in compare.h).
+ * without their page's prefix (btl_key_bytewise() in compare.h); keywidth,
+ * that it compares an integer of that width (btl_key_integer()), so that a
+ * new copy's images may have their pivots' keys.
  */
 void
-btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
+btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
+				   int keywidth)
 {
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -662,7 +835,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 	uint32		s;
 
 	if (copy == NULL)
-		copy = new_copy(rel, bytewise);
+		copy = new_copy(rel, bytewise, keywidth);
 	if (top)
 		copy->start = blkno;
 
@@ -696,7 +869,8 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise)
 		remove_image(copy, s);
 	}
 
-	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise);
+	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise,
+					 copy->keywidth);
 	if (img == NULL)
 		return;
 	img->version = version;

@@ -27,7 +27,8 @@
 #             int8, float4, date, timestamptz), ORDER BY the index (forward
 #             and backward) with LIMIT/OFFSET, under index, index-only,
 #             bitmap and parallel scans, with btlayout.prefetch on and off,
-#             in stretches with the copy of the upper levels capped at
+#             the copies' integer keys searched or not
+#             (btlayout.upper_copy_keys), in stretches with the copy of the upper levels capped at
 #             8kB (btlayout.upper_copy; the btlayout side runs
 #             twice, the second time from the copy the first made: walks
 #             through internal pages read from their buffers,
@@ -322,10 +323,13 @@ sub make_shape
 	$sh->{walkable} = $walkable;
 	$sh->{unique} = chance(0.25);
 	$sh->{nulls_not_distinct} = $sh->{unique} && chance(0.3);
+	# half the time the first shape's one column is an integer, ascending:
+	# its copy of the upper levels keeps its pivots' keys
+	my $intkey = $i == 0 && chance(0.5);
 	for my $j (1 .. $nkeys)
 	{
 		my @types = $walkable ? @FIXED_TYPES : @TYPE_NAMES;
-		my $tname = pick(@types);
+		my $tname = $intkey ? pick(qw(int2 int4 int8 timestamp)) : pick(@types);
 		my $domain = wpick(small => 4, medium => 4, large => 3);
 		$domain = wpick(small => 6, medium => 3, large => 1) if $j == 1 && $nkeys > 1;
 		$domain = wpick(small => 1, medium => 4, large => 4) if $walkable;
@@ -336,7 +340,7 @@ sub make_shape
 			$tname = pick(grep { $_ ne 'int2' } @types);
 			$domain = 'xlarge';
 		}
-		my $dir = chance(0.6) ? 'ASC' : 'DESC';
+		my $dir = $intkey || chance(0.6) ? 'ASC' : 'DESC';
 		my $nulls = chance(0.5) ? ($dir eq 'ASC' ? 'LAST' : 'FIRST') : ($dir eq 'ASC' ? 'FIRST' : 'LAST');
 		push @{ $sh->{keys} }, {
 			name => "k$j", type => $tname, domain => $domain, dir => $dir, nulls => $nulls,
@@ -874,13 +878,14 @@ sub capped_count
 # SET statements (one string, or none) that switch to a scan mode
 sub mode_sql
 {
-	my ($mode, $prefetch, $capped) = @_;
+	my ($mode, $prefetch, $capped, $nokeys) = @_;
 	my %want = %{ $MODE_GUCS{ $mode eq 'parallel' ? 'indexonly' : $mode } };
 	$want{max_parallel_workers_per_gather} = $mode eq 'parallel' ? 2 : 0;
 	$want{parallel_setup_cost} = $mode eq 'parallel' ? 0 : 1000;
 	$want{parallel_tuple_cost} = $mode eq 'parallel' ? 0 : 0.1;
 	$want{'btlayout.prefetch'} = $prefetch ? 'on' : 'off';
 	$want{'btlayout.upper_copy'} = $capped ? "'8kB'" : "'4MB'";
+	$want{'btlayout.upper_copy_keys'} = $nokeys ? 'off' : 'on';
 	my @set;
 	for my $g (sort keys %want)
 	{
@@ -1180,12 +1185,13 @@ sub gen_query
 		}
 	}
 	my $prefetch = !chance(0.15);
+	my $nokeys = chance(0.15);
 	$capped = !$capped if chance(0.03);
-	my @pre = mode_sql($mode, $prefetch, $capped);
+	my @pre = mode_sql($mode, $prefetch, $capped, $nokeys);
 	my $item = {
 		opno => $opno, sh => $sh, kind => $kind, form => $form, mode => $mode,
-		prefetch => $prefetch, capped => $capped, sql => $sql, detail => $detail,
-		pre => [@pre] };
+		prefetch => $prefetch, capped => $capped, nokeys => $nokeys, sql => $sql,
+		detail => $detail, pre => [@pre] };
 	$queries++;
 	my $key = "$sh->{name} $kind $mode";
 	if ($queries % $explain_every == 0 || !$explain_seen{$key}++)
@@ -1259,7 +1265,8 @@ sub run_queries
 			my @lines = (
 				"query kind $it->{kind}, $it->{form}, scan mode $it->{mode}, btlayout.prefetch "
 				  . ($it->{prefetch} ? 'on' : 'off') . ', btlayout.upper_copy '
-				  . ($it->{capped} ? '8kB' : '4MB'),
+				  . ($it->{capped} ? '8kB' : '4MB') . ', btlayout.upper_copy_keys '
+				  . ($it->{nokeys} ? 'off' : 'on'),
 				'settings: ' . join('; ', map { "$_ = $MODE_GUCS{$it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode}}{$_}" }
 					  sort keys %{ $MODE_GUCS{ $it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode} } })
 				  . ($it->{mode} eq 'parallel' ? '; max_parallel_workers_per_gather = 2; parallel_setup_cost = 0; parallel_tuple_cost = 0' : '')
@@ -1282,7 +1289,7 @@ sub run_queries
 			}
 			# both sides' plans, under the query's settings
 			%current_gucs = ();
-			my @pre = mode_sql($it->{mode}, $it->{prefetch}, $it->{capped});
+			my @pre = mode_sql($it->{mode}, $it->{prefetch}, $it->{capped}, $it->{nokeys});
 			my @plans = run(@pre, "EXPLAIN $it->{bt}", "EXPLAIN $it->{bl}");
 			push @lines, "btree plan:\n$plans[-2]{out}", "btlayout plan:\n$plans[-1]{out}";
 			report('MISMATCH (query)', $it->{opno}, $sh, @lines);
@@ -1569,11 +1576,16 @@ for my $sh (@shapes) { relayout($done, $sh, 'final relayout'); }
 final_compare('after a final relayout');
 
 my $stats = '';
-my ($sres) = run('SELECT layout_searches, layout_confirmed, layout_fallbacks, ordinary_searches, recent_buffer_hits, upper_copy_hits, upper_copy_misses FROM btlayout_search_stats()');
+my ($sres) = run('SELECT layout_searches, layout_confirmed, layout_fallbacks, ordinary_searches, recent_buffer_hits, upper_copy_hits, upper_copy_misses, upper_key_searches FROM btlayout_search_stats()');
 $stats = $sres->{state} eq '00000' ? $sres->{out} : 'unavailable';
 my $recent_hits = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[4] : 0;
 my $copy_hits = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[5] : 0;
 my $copy_misses = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[6] : 0;
+my $key_searches = $sres->{state} eq '00000' ? (split /\|/, $sres->{out})[7] : 0;
+my @int_shapes = grep {
+	@{ $_->{keys} } == 1 && $_->{keys}[0]{dir} eq 'ASC'
+	  && $_->{keys}[0]{type} =~ /^(int2|int4|int8|timestamp)$/
+} @shapes;
 my ($levels) = run("SELECT string_agg(c.relname || ' ' || (bt_metap(c.relname)).level, ', ' ORDER BY c.relname)"
 	. " FROM pg_class c WHERE c.relname ~ '^s[0-9]+_bt_idx\$'");
 my ($laid) = run("SELECT string_agg(c.relname || ' ' || s.layout || ' ' || s.laid_out_percent || '% of '"
@@ -1600,7 +1612,7 @@ diag(sprintf('plans verified by EXPLAIN: %d of %d used the btlayout index (%.1f%
 	join(', ', map { "$_ $plan_nodes{$_}" } sort keys %plan_nodes)));
 diag("plans not using the btlayout index:\n  " . join("\n  ", @unused_plans[ 0 .. ($#unused_plans > 4 ? 4 : $#unused_plans) ]))
   if @unused_plans;
-diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins, upper-copy hits, misses): $stats");
+diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins, upper-copy hits, misses, key searches): $stats");
 diag("btlayout indexes: $laid->{out}");
 diag("copy capped at 8kB: $capped{queries} queries, $capped{deep} on indexes of three or more levels,"
 	  . " $capped{hits} lookups from the copy there, at most $capped{pages} page(s) per copy");
@@ -1627,6 +1639,13 @@ cmp_ok($recent_hits, '>', 0,
 	'descents pinned pages in the buffers they were in last time (recent buffers)');
 cmp_ok($copy_hits, '>', 0,
 	"lookups went from the copy of the upper levels to their leaf ($copy_hits; $copy_misses took the ordinary descent after trying)");
+SKIP:
+{
+	skip 'no index of one ascending integer column (seed ' . $seed . ')', 1 unless @int_shapes;
+	cmp_ok($key_searches, '>', 0,
+		'the copies of an integer index were searched by their keys (' . join(', ', map { $_->{name} } @int_shapes)
+		  . ": $key_searches)");
+}
 SKIP:
 {
 	skip "only $capped{deep} capped queries on indexes of three levels (seed $seed)", 2

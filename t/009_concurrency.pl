@@ -35,10 +35,11 @@
 # reported), then btlayout_check(heapallindexed) passes on every index, and
 # each index read by an index scan (rows, heap TIDs, order) and by an
 # index-only scan gives what a heap scan gives; the unique index still
-# holds unique ids.  The capped client's lookups went from its copy to
-# their leaf while the copy held fewer images than the index had pages
-# above its leaves: lookups below a page it lacked read that page from its
-# buffer.
+# holds unique ids.  The clients' lookups went from copies of the upper
+# levels, searching the int indexes' copies by their keys.  The capped
+# client's lookups went from its copy to their leaf while the copy held
+# fewer images than the index had pages above its leaves: lookups below a
+# page it lacked read that page from its buffer.
 #
 # BTL_CONC_SECONDS sets how long the load runs (default 20).
 
@@ -128,6 +129,7 @@ SELECT CASE WHEN h = ':i' THEN 1 ELSE ('index and heap differ: ' || h || ' / :i'
 FROM (SELECT __DIGEST__ AS h) s;
 COMMIT;
 INSERT INTO passes SELECT 'upper_copy_hits', upper_copy_hits FROM btlayout_search_stats();
+INSERT INTO passes SELECT 'upper_key_searches', upper_key_searches FROM btlayout_search_stats();
 }
 	],
 	insert => [
@@ -301,6 +303,11 @@ my $copy_hits = $node->safe_psql($db,
 	q{SELECT coalesce(max(pages), 0) FROM passes WHERE kind = 'upper_copy_hits'});
 cmp_ok($copy_hits, '>', 0,
 	"clients: lookups from copies of the upper levels under load ($copy_hits in one backend)");
+# ... and through the keys of the integer indexes' copies
+my $key_searches = $node->safe_psql($db,
+	q{SELECT coalesce(max(pages), 0) FROM passes WHERE kind = 'upper_key_searches'});
+cmp_ok($key_searches, '>', 0,
+	"clients: pages of copies searched by their integer keys under load ($key_searches in one backend)");
 # the capped client: hits with a copy of a three-level index too small for
 # its upper levels
 my ($capped_hits, $capped_pages) = split /\|/,

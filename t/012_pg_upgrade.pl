@@ -122,7 +122,7 @@ foreach my $mode ('--copy', '--link')
 	$new->safe_psql('postgres', 'ALTER EXTENSION btlayout UPDATE');
 	is($new->safe_psql('postgres',
 			q{SELECT extversion FROM pg_extension WHERE extname = 'btlayout'}),
-		'1.3', "$name: ALTER EXTENSION btlayout UPDATE brings it to 1.3");
+		'1.4', "$name: ALTER EXTENSION btlayout UPDATE brings it to 1.4");
 	is($new->safe_psql('postgres', $gaps), '0',
 		"$name: the updated families have every support function of btree's");
 
