@@ -508,6 +508,21 @@ SELECT w.key_searches AS key_searches_when_off, key_searches() > 1000 AS searche
        uc_hits() = w.hits AS same_hits, uc_misses() = w.misses AS same_misses,
        uc_hits() > 1000 AS went_from_copy
 FROM without_keys w;
+-- The index option turns the keys off for one index.  (Changing it
+-- invalidates the index, dropping its copy: a first lookup makes the copy
+-- again, the second goes from it, through two internal pages.)
+ALTER INDEX ki_c SET (upper_copy_keys = off);
+SELECT count(*) FROM ki WHERE c = 3000000000;
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+CALL uc_reset();
+SELECT count(*) FROM ki WHERE c = 3000000000;
+SELECT key_searches() AS key_searches_option_off, uc_hits() + uc_misses() AS from_copy;
+ALTER INDEX ki_c RESET (upper_copy_keys);
+SELECT count(*) FROM ki WHERE c = 3000000000;
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+CALL uc_reset();
+SELECT count(*) FROM ki WHERE c = 3000000000;
+SELECT key_searches() AS key_searches_option_reset, uc_hits() + uc_misses() AS from_copy;
 -- A descending column's pages are searched as pages
 CREATE INDEX ki_b_desc ON ki USING btlayout (b DESC);
 DROP INDEX ki_b;

@@ -54,6 +54,7 @@ typedef struct BtlOptions
 	bool		recent_buffers; /* descents pin pages where they were last */
 	bool		upper_copy;		/* lookups start from a copy of the upper
 								 * levels */
+	bool		upper_copy_keys;	/* ... searched by its integer keys */
 } BtlOptions;
 
 #define BTL_DEFAULT_LAYOUT	BTL_LAYOUT_BLOCKED
@@ -80,6 +81,8 @@ typedef struct BtlOptions
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->recent_buffers : true)
 #define BtlGetUpperCopy(rel) \
 	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->upper_copy : true)
+#define BtlGetUpperCopyKeys(rel) \
+	((rel)->rd_options ? ((BtlOptions *) (rel)->rd_options)->upper_copy_keys : true)
 
 /*
  * A page laid out with inserts since is served by the layout-directed

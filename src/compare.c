@@ -302,7 +302,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 	/* The kinds the layout walk has its own code for (search.c) */
 	key->upper_keys = key->upper_copy && btl_upper_copy_keys &&
-		btl_key_integer(key) != 0;
+		BtlGetUpperCopyKeys(rel) && btl_key_integer(key) != 0;
 	key->walk_kind = BTL_CMP_GENERIC;
 	if (key->walkable && key->keysz == 1 &&
 		(key->att[0].kind == BTL_CMP_INT32 ||

@@ -51,6 +51,7 @@ static const relopt_parse_elt btl_relopt_tab[] = {
 	{"lookup_relayout", RELOPT_TYPE_BOOL, offsetof(BtlOptions, lookup_relayout)},
 	{"recent_buffers", RELOPT_TYPE_BOOL, offsetof(BtlOptions, recent_buffers)},
 	{"upper_copy", RELOPT_TYPE_BOOL, offsetof(BtlOptions, upper_copy)},
+	{"upper_copy_keys", RELOPT_TYPE_BOOL, offsetof(BtlOptions, upper_copy_keys)},
 };
 
 bool		btl_prefetch = true;
@@ -150,6 +151,11 @@ _PG_init(void)
 					   true,
 					   ShareUpdateExclusiveLock);
 
+	add_bool_reloption(btl_relopt_kind, "upper_copy_keys",
+					   "Lets lookups search the copy of this btlayout index's upper levels by its pivots' integer keys",
+					   true,
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomBoolVariable("btlayout.prefetch",
 							 "Prefetch what the in-page search needs next.",
 							 "Off turns prefetching off for every btlayout index; "
@@ -199,7 +205,8 @@ _PG_init(void)
 							 "For an index of one integer key column, each internal "
 							 "page's copy keeps its pivots' keys and downlinks in arrays, "
 							 "searched instead of the page's items; off searches the "
-							 "copy's pages as pages.",
+							 "copy's pages as pages for every index, on leaves it to "
+							 "each index's upper_copy_keys option.",
 							 &btl_upper_copy_keys,
 							 true,
 							 PGC_USERSET,
