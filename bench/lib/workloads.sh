@@ -273,12 +273,15 @@ make_probe_keys() {
 # tuples' hint bits, which waits for that flush (SetHintBits()): run right
 # after the load, it left the first 9% of probe_t's 10M rows not
 # all-visible, and 9% of the probes fetched the heap, for both sides.  A
-# CHECKPOINT flushes the WAL first; the table's pg_class row then must say
-# all pages are all-visible.
+# CHECKPOINT flushes the WAL first; then as many pages must be all-visible
+# as there are up to the last one holding a tuple (the load fills pages in
+# order; the empty pages a bulk load's relation extension leaves at the
+# end, 5 of 448 in 18's mix_t at scale 1, hold nothing and are not marked).
 vacuum_visible() {
 	sql "CHECKPOINT" >/dev/null
 	sql "VACUUM (FREEZE, ANALYZE) $1" >/dev/null
-	[[ $(sql "SELECT relallvisible = relpages FROM pg_class WHERE oid = '$1'::regclass") == t ]] ||
+	[[ $(sql "SELECT c.relallvisible >= (SELECT coalesce((max(ctid)::text::point)[0] + 1, 0) FROM $1)
+	          FROM pg_class c WHERE c.oid = '$1'::regclass") == t ]] ||
 		die "VACUUM left pages of $1 not all-visible"
 }
 
