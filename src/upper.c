@@ -49,7 +49,8 @@
  * lock with the image; a page whose items are not one such pivot after
  * the minus-infinity item each, without NULLs, in nondecreasing order,
  * gets none, and its image is searched as a page.  btlayout.upper_copy_keys
- * = off searches every image as a page.
+ * = off, or the index option upper_copy_keys = off, searches every image
+ * as a page (compare.c decides, per search key).
  *
  * Memory: the images are made in a memory context per index under
  * TopMemoryContext, at most btlayout.upper_copy kilobytes of images in all
