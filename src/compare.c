@@ -300,9 +300,11 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->minwidth = off;
 	key->walkable &= key->fixed;
 
-	/* The kinds the layout walk has its own code for (search.c) */
+	/* The copy's images searched by their integer keys (upper.c) */
 	key->upper_keys = key->upper_copy && btl_upper_copy_keys &&
 		BtlGetUpperCopyKeys(rel) && btl_key_integer(key) != 0;
+
+	/* The kinds the layout walk has its own code for (search.c) */
 	key->walk_kind = BTL_CMP_GENERIC;
 	if (key->walkable && key->keysz == 1 &&
 		(key->att[0].kind == BTL_CMP_INT32 ||

@@ -551,6 +551,7 @@ count_keys(Page src, int width)
 		ItemId		iid = PageGetItemId(src, i);
 		IndexTuple	itup;
 		int			natts;
+		int64		key;
 
 		if (!ItemIdHasStorage(iid))
 			return -1;
@@ -565,10 +566,12 @@ count_keys(Page src, int width)
 			continue;
 		}
 		if (natts != 1 || IndexTupleHasNulls(itup) ||
-			ItemIdGetLength(iid) < MAXALIGN(sizeof(IndexTupleData)) + width ||
-			pivot_int(itup, width) < last)
+			ItemIdGetLength(iid) < MAXALIGN(sizeof(IndexTupleData)) + width)
 			return -1;
-		last = pivot_int(itup, width);
+		key = pivot_int(itup, width);
+		if (key < last)
+			return -1;
+		last = key;
 	}
 	return maxoff - first;
 }
