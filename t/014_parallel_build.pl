@@ -225,7 +225,10 @@ no_trace('unique violation');
 # 3. Progress and workers of a running build, 4. cancel, error, crash
 #
 # slow(): 2 ms per row, so that a build of 3000 rows takes seconds.  It
-# lies about being parallel safe only in that it sleeps.
+# lies about being parallel safe only in that it sleeps.  slower(): 20 ms
+# per row, for the build a crash ends: its workers live for many seconds
+# after they show in pg_stat_activity, so that the one picked is still
+# there when it is killed.
 # in_worker_fails(): as slow, and raises an error in a parallel worker
 # (its backend is not the one whose pid the session set).
 $node->safe_psql(
@@ -234,6 +237,8 @@ CREATE TABLE s (k int4) WITH (parallel_workers = 2);
 INSERT INTO s SELECT g FROM generate_series(1, 3000) g;
 CREATE FUNCTION slow(int4) RETURNS int4 IMMUTABLE PARALLEL SAFE
 LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.002); RETURN $1; END $$;
+CREATE FUNCTION slower(int4) RETURNS int4 IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.02); RETURN $1; END $$;
 CREATE FUNCTION in_worker_fails(int4) RETURNS int4 IMMUTABLE PARALLEL SAFE
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -293,13 +298,14 @@ $builder = $node->background_psql($db, on_error_stop => 0);
 $pid = $builder->query_safe('SELECT pg_backend_pid()');
 chomp $pid;
 $builder->query_until(qr/started/,
-	"\\echo started\nCREATE INDEX slow_idx ON s USING btlayout (slow(k));\n");
+	"\\echo started\nCREATE INDEX slow_idx ON s USING btlayout (slower(k));\n");
 ok( $node->poll_query_until(
 		$db, qq{SELECT count(*) = 2 FROM pg_stat_activity WHERE leader_pid = $pid}),
 	'crash: the build has its workers');
 my $worker = $node->safe_psql($db,
 	qq{SELECT pid FROM pg_stat_activity WHERE leader_pid = $pid LIMIT 1});
-kill 'KILL', $worker;
+ok($worker =~ /^\d+$/ && kill('KILL', $worker) == 1,
+	"crash: a worker killed (pid '$worker')");
 eval { $builder->quit; };
 ok( $node->poll_query_until($db, 'SELECT 1', '1'),
 	'crash: the server is back after a worker was killed');
