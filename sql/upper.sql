@@ -296,6 +296,17 @@ CALL uc_reset();
 SELECT count(*) FROM ut WHERE s = 'https://www.example.com/catalog/category-50/product/'::name;
 SELECT uc_hits() AS hits_by_name, uc_misses() AS misses_by_name;
 SET btlayout.upper_copy = '4MB';
+-- The copy's shape is the index's, whatever search made it: a copy made
+-- by lookups by name (changing an option drops the old one) keeps its
+-- keys without their prefix all the same, and a second lookup by name
+-- still takes the ordinary descent
+ALTER INDEX ut_s SET (upper_copy = on);
+CALL uc_reset();
+SELECT count(*) FROM ut WHERE s = 'https://www.example.com/catalog/category-50/product/'::name;
+SELECT count(*) FROM ut WHERE s = 'https://www.example.com/catalog/category-50/product/'::name;
+SELECT uc_hits() AS hits_by_name_first, uc_misses() AS misses_by_name_first,
+       btlayout_upper_copy_pages('ut_s') > 0 AS copied_by_name;
+SELECT text_shapes_wrong(4999) AS wrong_copy_made_by_name;
 
 -- Images made again as their pages change leave holes in the blocks of
 -- a copy's memory, and a copy whose blocks hold more than twice what it
@@ -523,6 +534,16 @@ UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
 CALL uc_reset();
 SELECT count(*) FROM ki WHERE c = 3000000000;
 SELECT key_searches() AS key_searches_option_reset, uc_hits() + uc_misses() AS from_copy;
+-- The copy made by a search that compares no integer (IS NULL, which
+-- copies the rightmost pages) has the keys all the same: its shape is the
+-- index's.  (The first lookup by value copies the internal page it needs.)
+ALTER INDEX ki_c SET (upper_copy_keys = on);
+SELECT count(*) FROM ki WHERE c IS NULL;
+SELECT count(*) FROM ki WHERE c = 3000000000;
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+CALL uc_reset();
+SELECT count(*) FROM ki WHERE c = 3000000000;
+SELECT key_searches() AS key_searches_copy_made_by_null, uc_hits() AS from_copy;
 -- A descending column's pages are searched as pages
 CREATE INDEX ki_b_desc ON ki USING btlayout (b DESC);
 DROP INDEX ki_b;

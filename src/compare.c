@@ -51,13 +51,13 @@ typedef enum BtlArgKind
  * one of ours (by address), or the server's for text, bpchar and bytea.
  */
 static BtlBinKind
-string_kind(ScanKey sk)
+string_kind(const FmgrInfo *proc)
 {
-	BtlBinKind	kind = btl_bin_kind(sk->sk_func.fn_addr);
+	BtlBinKind	kind = btl_bin_kind(proc->fn_addr);
 
 	if (kind != BTL_BIN_NONE)
 		return kind;
-	switch (sk->sk_func.fn_oid)
+	switch (proc->fn_oid)
 	{
 		case F_BTTEXTCMP:
 			return BTL_BIN_TEXT;
@@ -70,18 +70,23 @@ string_kind(ScanKey sk)
 	}
 }
 
+/*
+ * How comparison function proc compares under collation: the kind by the
+ * width of the tuple's attribute, not yet checked against the attribute
+ * (classify() does), and how to read its right argument.
+ */
 static BtlCmpKind
-classify(ScanKey sk, BtlArgKind *arg)
+classify_proc(const FmgrInfo *proc, Oid collation, BtlArgKind *arg)
 {
 	/* Strings: text and bpchar order bytes only under a "C" collation */
-	switch (string_kind(sk))
+	switch (string_kind(proc))
 	{
 		case BTL_BIN_TEXT:
 			*arg = BTL_ARG_STRING;
-			return btl_collation_is_c(sk->sk_collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+			return btl_collation_is_c(collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
 		case BTL_BIN_BPCHAR:
 			*arg = BTL_ARG_STRING;
-			return btl_collation_is_c(sk->sk_collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+			return btl_collation_is_c(collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
 		case BTL_BIN_BYTEA:
 			*arg = BTL_ARG_STRING;
 			return BTL_CMP_BYTES;
@@ -90,7 +95,7 @@ classify(ScanKey sk, BtlArgKind *arg)
 	}
 
 	*arg = BTL_ARG_NONE;
-	switch (sk->sk_func.fn_oid)
+	switch (proc->fn_oid)
 	{
 		case F_BTINT2CMP:
 			*arg = BTL_ARG_INT16;
@@ -154,6 +159,50 @@ classify(ScanKey sk, BtlArgKind *arg)
 }
 
 /*
+ * The kind by which proc compares an attribute attr with its argument
+ * under collation.  The inline kinds read the attribute by its width: an
+ * attribute of another width is compared through the function.
+ */
+static BtlCmpKind
+classify(const FmgrInfo *proc, Oid collation, Form_pg_attribute attr,
+		 BtlArgKind *arg)
+{
+	static const int16 widths[] = {
+		[BTL_CMP_INT16] = 2, [BTL_CMP_INT32] = 4, [BTL_CMP_INT64] = 8,
+		[BTL_CMP_UINT32] = 4, [BTL_CMP_UINT8] = 1,
+		[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16,
+		[BTL_CMP_BYTES] = -1, [BTL_CMP_BPCHAR] = -1
+	};
+	BtlCmpKind	kind = classify_proc(proc, collation, arg);
+
+	if (kind != BTL_CMP_GENERIC && attr->attlen != widths[kind])
+		kind = BTL_CMP_GENERIC;
+	return kind;
+}
+
+/*
+ * The kind by which an index of one ascending key column compares that
+ * column with itself: its operator class's comparator, as a search key
+ * of the column's own type compares.  BTL_CMP_GENERIC for any other index.
+ * upper.c shapes its copy of the index's upper levels by it, so that the
+ * shape does not depend on which search made the copy.  The first call for
+ * an index may look the comparator's function up in the catalogs: not for
+ * a caller holding a buffer's content lock.
+ */
+BtlCmpKind
+btl_index_kind(Relation rel)
+{
+	BtlArgKind	arg;
+
+	if (IndexRelationGetNumberOfKeyAttributes(rel) != 1 ||
+		(rel->rd_indoption[0] & INDOPTION_DESC) != 0)
+		return BTL_CMP_GENERIC;
+	return classify(index_getprocinfo(rel, 1, BTORDER_PROC),
+					rel->rd_indcollation[0],
+					TupleDescAttr(RelationGetDescr(rel), 0), &arg);
+}
+
+/*
  * Prepare key from the insertion scan key nbtree's rules built.
  */
 void
@@ -189,27 +238,13 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		att->desc = (sk->sk_flags & SK_BT_DESC) != 0;
 		att->nulls_first = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
 		att->argnull = (sk->sk_flags & SK_ISNULL) != 0;
-		att->kind = classify(sk, &arg);
+		att->kind = classify(&sk->sk_func, sk->sk_collation, attr, &arg);
 		att->iarg = 0;
 		att->farg = 0.0;
 		att->sarg = NULL;
 		att->slen = 0;
 		att->sprefix = 0;
 		att->ssuffix = 0;
-
-		/* The inline kinds read the attribute by its width: check it */
-		if (att->kind != BTL_CMP_GENERIC && !att->argnull)
-		{
-			static const int16 widths[] = {
-				[BTL_CMP_INT16] = 2, [BTL_CMP_INT32] = 4, [BTL_CMP_INT64] = 8,
-				[BTL_CMP_UINT32] = 4, [BTL_CMP_UINT8] = 1,
-				[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16,
-				[BTL_CMP_BYTES] = -1, [BTL_CMP_BPCHAR] = -1
-			};
-
-			if (attr->attlen != widths[att->kind])
-				att->kind = BTL_CMP_GENERIC;
-		}
 
 		switch (arg)
 		{

@@ -102,6 +102,7 @@ typedef struct BtlSearchKey
 
 extern void btl_prepare_search_key(Relation rel, BTScanInsert inskey,
 								   BtlSearchKey *key);
+extern BtlCmpKind btl_index_kind(Relation rel);
 
 /*
  * Does the key compare its one attribute as bytes, ascending, so that it
@@ -117,18 +118,14 @@ btl_key_bytewise(const BtlSearchKey *key)
 }
 
 /*
- * Does the key compare its one attribute as a signed integer, ascending, so
- * that it can search the keys upper.c extracts from the pivots of an index
- * of one integer key column?  The attribute's width (2, 4 or 8) if so, else
- * 0.  The kinds are by the tuple's width (compare.c checks it), whatever
- * the argument's type.
+ * The width of the signed integers kind compares (2, 4 or 8), else 0.  The
+ * kinds are by the tuple's width (compare.c checks it), whatever the
+ * argument's type.
  */
 static inline int
-btl_key_integer(const BtlSearchKey *key)
+btl_kind_integer_width(BtlCmpKind kind)
 {
-	if (key->keysz != 1 || key->att[0].desc)
-		return 0;
-	switch (key->att[0].kind)
+	switch (kind)
 	{
 		case BTL_CMP_INT16:
 			return 2;
@@ -139,6 +136,19 @@ btl_key_integer(const BtlSearchKey *key)
 		default:
 			return 0;
 	}
+}
+
+/*
+ * Does the key compare its one attribute as a signed integer, ascending, so
+ * that it can search the keys upper.c extracts from the pivots of an index
+ * of one integer key column?  The attribute's width if so, else 0.
+ */
+static inline int
+btl_key_integer(const BtlSearchKey *key)
+{
+	if (key->keysz != 1 || key->att[0].desc)
+		return 0;
+	return btl_kind_integer_width(key->att[0].kind);
 }
 
 /*

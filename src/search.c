@@ -978,12 +978,15 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 {
 	Buffer		buf;
 	bool		top = true;
+	BtlCmpKind	shape = BTL_CMP_GENERIC;
 
 	if (key->upper_copy)
 	{
 		buf = search_copy(rel, key, snapshot);
 		if (BufferIsValid(buf))
 			return buf;
+		/* the shape of a new copy, worked out before any page is locked */
+		shape = btl_index_kind(rel);
 	}
 
 	buf = btl_getroot(rel, BT_READ);
@@ -1006,8 +1009,8 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 
 		if (key->upper_copy)
-			btl_upper_remember(rel, buf, top, btl_key_bytewise(key),
-							   btl_key_integer(key));
+			btl_upper_remember(rel, buf, top, shape == BTL_CMP_BYTES,
+							   btl_kind_integer_width(shape));
 		top = false;
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));

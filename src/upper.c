@@ -38,19 +38,20 @@
  * A copy made so serves only keys that compare as bytes (search.c); any
  * other key takes the ordinary descent.
  *
- * Keys: for an index of one integer key column (int2, int4, int8, and the
- * types that compare as those: date, timestamps, time, money), whose
- * descents compare integers (btl_key_integer() in compare.h), an image
- * also holds its pivots' keys in an array, their downlinks in another and
- * a bit per pivot saying whether it keeps a heap TID (make_keys()): a
- * search of a few cache lines of 4- or 8-byte keys instead of the page's
- * items, their line pointers and tuples (downlink_by_keys() in search.c,
- * which gives the argument).  The keys are made from the page under its
- * lock with the image; a page whose items are not one such pivot after
- * the minus-infinity item each, without NULLs, in nondecreasing order,
- * gets none, and its image is searched as a page.  btlayout.upper_copy_keys
- * = off, or the index option upper_copy_keys = off, searches every image
- * as a page (compare.c decides, per search key).
+ * Keys: for an index of one integer key column (int2, int4, int8, and
+ * the types that compare as those: date, timestamps, time, money),
+ * ascending, an image also holds its pivots' keys in an array, their
+ * downlinks in another and a bit per pivot saying whether it keeps a heap
+ * TID (make_keys()): a search of a few cache lines of 4- or 8-byte keys
+ * instead of the page's items, their line pointers and tuples
+ * (downlink_by_keys() in search.c, which gives the argument).  The keys
+ * are made from the page under its lock with the image; a page whose items
+ * are not one such pivot after the minus-infinity item each, without
+ * NULLs, in nondecreasing order, gets none, and its image is searched as a
+ * page.  btlayout.upper_copy_keys = off, or the index option
+ * upper_copy_keys = off, searches every image as a page (compare.c
+ * decides, per search key).  Both shapes, keys and prefixes, are the
+ * index's (btl_index_kind() in compare.c), whichever search makes a copy.
  *
  * Memory: the images are made in a memory context per index under
  * TopMemoryContext, at most btlayout.upper_copy kilobytes of images in all
@@ -303,14 +304,12 @@ btl_upper_bytewise(const BtlUpperCopy *copy)
 /*
  * Make the (empty) copy of rel, in place of the least recently used one.
  * bytewise: its keys may be stored without their page's prefix; keywidth:
- * the width of the integer key its descents compare (btl_key_integer()),
- * 0 if none, for the keys of its images.
+ * the width of the integer key column whose keys its images hold, 0 if
+ * none.  Both are the index's (btl_upper_remember()).
  */
 static BtlUpperCopy *
 new_copy(Relation rel, bool bytewise, int keywidth)
 {
-	Form_pg_attribute attr = TupleDescAttr(RelationGetDescr(rel), 0);
-
 	BtlUpperCopy *copy = &copies[0];
 
 	for (int i = 0; i < BTL_UPPER_COPIES; i++)
@@ -335,12 +334,8 @@ new_copy(Relation rel, bool bytewise, int keywidth)
 										0, UPPER_BLOCK_SIZE, UPPER_BLOCK_SIZE);
 	copy->indexoid = RelationGetRelid(rel);
 	copy->locator = *BtlRelationLocator(rel);
-	copy->bytewise = bytewise &&
-		IndexRelationGetNumberOfKeyAttributes(rel) == 1;
-	copy->keywidth = 0;
-	if (keywidth != 0 && IndexRelationGetNumberOfKeyAttributes(rel) == 1 &&
-		attr->attbyval && attr->attlen == keywidth)
-		copy->keywidth = keywidth;
+	copy->bytewise = bytewise;
+	copy->keywidth = keywidth;
 	copy->full = false;
 	copy->start = InvalidBlockNumber;
 	copy->nslots = 16;
@@ -821,11 +816,13 @@ page_digest(Page page)
 /*
  * An ordinary descent read internal page blkno of rel (buf, read-locked by
  * the caller): keep its image.  top says it is the first page the descent
- * searched, where the copy's descents will start; bytewise, that the
- * descent's key compares as bytes, so that a new copy may store keys
- * without their page's prefix (btl_key_bytewise() in compare.h); keywidth,
- * that it compares an integer of that width (btl_key_integer()), so that a
- * new copy's images may have their pivots' keys.
+ * searched, where the copy's descents will start.  bytewise and keywidth
+ * are the shape of a new copy, the index's whatever the descent's key
+ * (btl_index_kind() in compare.c: whether the index's one key column
+ * compares as bytes, and the width of the integers it compares as).  The
+ * caller works them out before it locks a page: the first time for an
+ * index, that may read the catalogs (for the comparator's function), which
+ * no one does while holding a buffer's content lock.
  */
 void
 btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
