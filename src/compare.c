@@ -73,9 +73,10 @@ string_kind(const FmgrInfo *proc)
 /*
  * How comparison function proc compares under collation: the kind by the
  * width of the tuple's attribute, not yet checked against the attribute
- * (classify() does), and how to read its right argument.
+ * (classify() does), and how to read its right argument.  Inlined: called
+ * at every scan's start, where the argument's kind is read right after.
  */
-static BtlCmpKind
+static pg_attribute_always_inline BtlCmpKind
 classify_proc(const FmgrInfo *proc, Oid collation, BtlArgKind *arg)
 {
 	/* Strings: text and bpchar order bytes only under a "C" collation */
@@ -163,7 +164,7 @@ classify_proc(const FmgrInfo *proc, Oid collation, BtlArgKind *arg)
  * under collation.  The inline kinds read the attribute by its width: an
  * attribute of another width is compared through the function.
  */
-static BtlCmpKind
+static pg_attribute_always_inline BtlCmpKind
 classify(const FmgrInfo *proc, Oid collation, Form_pg_attribute attr,
 		 BtlArgKind *arg)
 {
