@@ -453,6 +453,9 @@ write_temp_config()
 	cat >"$SCRATCH/temp.conf" <<-'EOF'
 		# scripts/test.sh: settings for pg_regress temporary instances
 		max_prepared_transactions = 10
+		# no auto-analyze holding back the horizon that the tests'
+		# VACUUMs, page recycling and killed-tuple marks depend on
+		autovacuum = off
 	EOF
 }
 
