@@ -172,6 +172,13 @@ SELECT btlayout_relayout('big_k');
 $node->poll_query_until('postgres',
 	"SELECT laid_out_percent > 5 FROM btlayout_stats('big_k')")
   or die 'relayout made no progress';
+# and let that part reach the WAL on disk: until a dirty page leaves the
+# pass's ring (2 MB from 17 on), its records may still sit in WAL buffers,
+# which an immediate stop loses (the walwriter writes them within 200 ms)
+my $progress_lsn = $node->lsn('insert');
+$node->poll_query_until('postgres',
+	"SELECT pg_current_wal_flush_lsn() >= '$progress_lsn'::pg_lsn")
+  or die 'the WAL of the pass was not flushed';
 $node->stop('immediate');
 # psql lost its server; quitting it may find the pipe broken
 eval { $pass->quit; };

@@ -183,8 +183,13 @@ my $loading = q{
 SELECT p.tuples_total > 0 AND p.tuples_done > p.tuples_total / 4
 FROM pg_stat_progress_create_index p WHERE p.relid = 'big'::regclass};
 my $crash = arm_crash($primary, $loading);
-my $bg = background($primary,
-	'CREATE INDEX big_kt ON big USING btlayout (k DESC, t) WITH (layout = btorder);');
+# (its transaction stays open after the build, so that however late the
+# signal lands, the index it made is never committed)
+my $bg = background(
+	$primary, q{BEGIN;
+CREATE INDEX big_kt ON big USING btlayout (k DESC, t) WITH (layout = btorder);
+SELECT pg_sleep(600);
+COMMIT;});
 await_crash($primary, $crash);
 reap($bg);
 $primary->start;
