@@ -304,11 +304,23 @@ ok( $node->poll_query_until(
 	'crash: the build has its workers');
 my $worker = $node->safe_psql($db,
 	qq{SELECT pid FROM pg_stat_activity WHERE leader_pid = $pid LIMIT 1});
+my $crash_offset = -s $node->logfile;
 ok($worker =~ /^\d+$/ && kill('KILL', $worker) == 1,
 	"crash: a worker killed (pid '$worker')");
 eval { $builder->quit; };
-ok( $node->poll_query_until($db, 'SELECT 1', '1'),
+# Wait for the restart in the server's log, not by polling with psql: a
+# psql that finds the server refusing connections exits before reading the
+# query on its standard input, and IPC::Run dies of the broken pipe
+ok( eval {
+		$node->wait_for_log(qr/database system is ready to accept connections/,
+			$crash_offset);
+		1;
+	},
 	'crash: the server is back after a worker was killed');
+like(
+	slurp_file($node->logfile, $crash_offset),
+	qr/terminated by signal 9: Killed.*all server processes terminated; reinitializing/s,
+	'crash: the server restarted because of the killed worker');
 no_trace('crash');
 $offset = -s $node->logfile;
 $node->safe_psql($db,
