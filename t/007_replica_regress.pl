@@ -37,7 +37,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use BtlayoutTest qw(:DEFAULT btl_databases btl_indexes btl_index_digest
-  btl_leaf_digest btl_check_indexes btl_compare_with_heap);
+  btl_leaf_digest btl_check_indexes btl_compare_with_heap btl_wait_replay);
 
 my $tree = $ENV{TESTDIR} // "$FindBin::RealBin/..";
 my $pg_regress = $ENV{PG_REGRESS}
@@ -232,10 +232,9 @@ foreach my $db (btl_databases($primary))
 	  if btl_indexes($primary, $db);
 }
 
-# (one LSN, waited for and then compared: the primary may insert WAL of
-# its own, a running-transactions record say, between two readings)
-my $end_lsn = $primary->lsn('insert');
-$primary->wait_for_catchup($standby, 'replay', $end_lsn);
+# (compared with the LSN waited for: the primary may insert WAL of its
+# own, a running-transactions record say, after it)
+my $end_lsn = btl_wait_replay($primary, $standby);
 is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
 	't', 'the standby is up and in recovery after replaying everything');
 is( $standby->safe_psql('postgres', "SELECT pg_last_wal_replay_lsn() >= '$end_lsn'::pg_lsn"),

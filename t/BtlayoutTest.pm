@@ -262,12 +262,14 @@ sub btl_compare_with_heap
 	return ($n, @problems);
 }
 
-# Wait until $standby has replayed everything $primary has inserted
+# Wait until $standby has replayed everything $primary has inserted;
+# returns the LSN it waited for (the primary may have inserted more since)
 sub btl_wait_replay
 {
 	my ($primary, $standby) = @_;
-	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-	return;
+	my $lsn = $primary->lsn('insert');
+	$primary->wait_for_catchup($standby, 'replay', $lsn);
+	return $lsn;
 }
 
 1;
