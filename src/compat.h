@@ -4,13 +4,14 @@
  *	  What differs between the PostgreSQL versions btlayout supports where
  *	  the logic is the same: renamed fields, changed signatures, functions
  *	  that moved.  Each difference is one name here, used by the rest of
- *	  the code instead of the server's.  Supported: 15, 16 and 18; the
- *	  known differences of 17 and 19 are here too, but their scans are not
- *	  ported (their source packages are not served here to test them).
+ *	  the code instead of the server's.  Supported: 15, 16, 17 and 18;
+ *	  the known differences of 19 are here too, but its scan is not ported
+ *	  (no build of 19 is served here to test it).
  *
  * Where the logic itself differs (nbtree's scan state: 17 rewrote array
  * keys, 18 added skip arrays and the pin-dropping rules), the version has
- * a file of its own (scan_pg15.c for 15 and 16, scan_pg18.c); see scan.h.
+ * a file of its own: scan_pg15.c for 15 and 16, scan_pg18.c for 17 and 18,
+ * whose scans without arrays differ only in the names below; see scan.h.
  *
  * src/compat.h
  *
@@ -19,9 +20,8 @@
 #ifndef BTLAYOUT_COMPAT_H
 #define BTLAYOUT_COMPAT_H
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000 || \
-	(PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000)
-#error "btlayout builds against PostgreSQL 15, 16 and 18 (17 and 19 are not ported yet)"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
+#error "btlayout builds against PostgreSQL 15, 16, 17 and 18 (19 is not ported yet)"
 #endif
 
 #include "access/nbtree.h"
@@ -113,6 +113,57 @@ typedef RelFileNode BtlRelFileLocator;
 #define btl_insertkey_set_scan_direction(key, is_backward) \
 	((key)->pivotsearch = false)
 #define btl_insertkey_truncated_equal(key)	((key)->pivotsearch)
+#endif
+
+/*
+ * The first leaf page of a scan without arrays, read into nbtree's scan
+ * state (scan_pg18.c) for the _bt_checkkeys() of 17 and 18, which takes a
+ * per-page state:
+ *
+ * - 17 reads the scan's direction from that state; 18 reads it from
+ *   currPos.dir and wants the page marked as its primitive scan's first
+ *   (no key is skipped, none is forced non-required);
+ * - 18 remembers the page's left sibling in currPos.prevPage and steps left
+ *   from there; 17 steps left from currPos.currPage;
+ * - 18 decides in btrescan() whether the scan drops its leaf pins
+ *   (so->dropPin); 17 decides it for each page by 15's rule: an MVCC
+ *   snapshot, a WAL-logged index and no index-only scan.  Either way a pin
+ *   dropped leaves currPos.lsn for _bt_killitems() to check the page by.
+ */
+#if PG_VERSION_NUM >= 170000
+static inline void
+btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
+						OffsetNumber maxoff, ScanDirection dir)
+{
+	memset(pstate, 0, sizeof(BTReadPageState));
+	pstate->minoff = minoff;
+	pstate->maxoff = maxoff;
+	pstate->finaltup = NULL;
+	pstate->page = page;
+	pstate->offnum = InvalidOffsetNumber;
+	pstate->skip = InvalidOffsetNumber;
+	pstate->continuescan = true;
+#if PG_VERSION_NUM >= 180000
+	pstate->firstpage = true;
+	pstate->forcenonrequired = false;
+	pstate->startikey = 0;
+#else
+	pstate->dir = dir;
+	pstate->prechecked = false;
+	pstate->firstmatch = false;
+#endif
+}
+#endif
+
+#if PG_VERSION_NUM >= 180000
+#define btl_scan_pos_set_prev(so, opaque) \
+	((so)->currPos.prevPage = (opaque)->btpo_prev)
+#define btl_scan_drops_pin(scan, so)	((so)->dropPin)
+#else
+#define btl_scan_pos_set_prev(so, opaque)	((void) 0)
+#define btl_scan_drops_pin(scan, so) \
+	(IsMVCCSnapshot((scan)->xs_snapshot) && \
+	 RelationNeedsWAL((scan)->indexRelation) && !(scan)->xs_want_itup)
 #endif
 
 /*

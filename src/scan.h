@@ -4,7 +4,7 @@
  *	  Between the positioning of index scans (scan.c), the same on every
  *	  version, and what differs by version: reading a leaf page into
  *	  nbtree's scan state and the amgettuple/amgetbitmap drivers
- *	  (scan_pg15.c for 15 and 16, scan_pg18.c for 18).
+ *	  (scan_pg15.c for 15 and 16, scan_pg18.c for 17 and 18).
  *
  * src/scan.h
  *

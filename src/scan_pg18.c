@@ -1,32 +1,35 @@
 /*-------------------------------------------------------------------------
  *
  * scan_pg18.c
- *	  PostgreSQL 18: reading a scan's first leaf page into nbtree's scan
- *	  state, and the amgettuple/amgetbitmap drivers.
+ *	  PostgreSQL 17 and 18: reading a scan's first leaf page into nbtree's
+ *	  scan state, and the amgettuple/amgetbitmap drivers.
  *
  * 17 rewrote nbtree's array keys and 18 added skip arrays: a scan with
  * either advances its arrays inside _bt_checkkeys() while it reads a page,
  * schedules new descents ("primitive scans") from there, and keeps state
  * for it that only nbtree's static functions maintain.  Such scans, and
- * scans with row comparisons (whose start keys 18 chooses by rules of
- * its own), are handed whole to nbtree: btgettuple() and btgetbitmap()
- * with nbtree's descent.  So are parallel scans, as on every version.  What
+ * scans with row comparisons (whose start keys 18 chooses by rules of its
+ * own; the planner makes none for a btlayout index on either version), are
+ * handed whole to nbtree: btgettuple() and btgetbitmap() with nbtree's
+ * descent.  So are parallel scans, as on every version.  What
  * is left, and is ours: scans whose keys are plain comparisons (after
  * preprocessing: no IN lists, no skip arrays), which include every probe
  * of a single key and every plain range.
  *
  * Whether a scan has arrays is known only once its keys are preprocessed;
- * preprocessing runs once per rescan (_bt_preprocess_keys() does nothing
- * when called again), so the drivers run it before deciding, and nbtree's
- * _bt_first() finds it done.  The decision holds until the next rescan:
+ * from 17 on preprocessing runs once per rescan (_bt_preprocess_keys()
+ * does nothing when called again), so the drivers run it before deciding,
+ * and nbtree's _bt_first() finds it done.  The decision holds until the next rescan:
  * numArrayKeys and the keys do not change before then.
  *
- * read_leaf_page() is 18's _bt_readpage() for the first page of a scan
- * without arrays and not parallel: the page-level state nbtree's exported
- * _bt_checkkeys() reads, with the options that concern arrays off.  From
- * there on nbtree's _bt_next() reads the following pages.  The leaf's pin
- * is dropped when btrescan() decided that the scan may (so->dropPin), and
- * then currPos.lsn remembers the page's LSN for _bt_killitems().
+ * read_leaf_page() is 17's and 18's _bt_readpage() for the first page of a
+ * scan without arrays and not parallel: the page-level state nbtree's
+ * exported _bt_checkkeys() reads, with the options that concern arrays off.
+ * From there on nbtree's _bt_next() reads the following pages.  The leaf's
+ * pin is dropped when the version's rule allows it, and then currPos.lsn
+ * remembers the page's LSN for _bt_killitems().  What the two versions name
+ * differently (the page state's fields, the left sibling, the rule for the
+ * pin) is in compat.h.
  *
  * src/scan_pg18.c
  *
@@ -34,7 +37,7 @@
  */
 #include "postgres.h"
 
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 170000
 
 #include "btlayout.h"
 
@@ -62,24 +65,14 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	int			itemIndex;
 
 	so->currPos.currPage = BufferGetBlockNumber(so->currPos.buf);
-	so->currPos.prevPage = opaque->btpo_prev;
+	btl_scan_pos_set_prev(so, opaque);
 	so->currPos.nextPage = opaque->btpo_next;
 	so->currPos.dir = dir;
 	so->currPos.nextTupleOffset = 0;
 
 	PredicateLockPage(rel, so->currPos.currPage, scan->xs_snapshot);
 
-	memset(&pstate, 0, sizeof(pstate));
-	pstate.minoff = minoff;
-	pstate.maxoff = maxoff;
-	pstate.finaltup = NULL;
-	pstate.page = page;
-	pstate.firstpage = true;
-	pstate.forcenonrequired = false;
-	pstate.startikey = 0;
-	pstate.offnum = InvalidOffsetNumber;
-	pstate.skip = InvalidOffsetNumber;
-	pstate.continuescan = true;
+	btl_readpage_state_init(&pstate, page, minoff, maxoff, dir);
 
 	if (ScanDirectionIsForward(dir))
 	{
@@ -188,7 +181,7 @@ btl_scan_read_first_page(IndexScanDesc scan, ScanDirection dir, Buffer buf,
 		return _bt_next(scan, dir);
 	}
 
-	if (so->dropPin)
+	if (btl_scan_drops_pin(scan, so))
 	{
 		/* _bt_killitems() then checks that the page did not change */
 		so->currPos.lsn = BufferGetLSNAtomic(buf);
@@ -287,4 +280,4 @@ btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	return ntids;
 }
 
-#endif							/* PG_VERSION_NUM >= 180000 */
+#endif							/* PG_VERSION_NUM >= 170000 */
