@@ -61,15 +61,18 @@ REGRESS := $(filter-out sortsupport,$(REGRESS))
 endif
 endif
 
-# Unit tests (plain C, no server): scripts/test.sh runs them.  The layouts:
+# Unit tests (plain C, no server): scripts/test.sh runs them.  They link
+# libpgport_shlib, which every server's development files have: the
+# wheels' libpgport.a is not position-independent, and gcc here builds
+# executables PIE.  The layouts:
 test/layout_test: test/layout_test.c src/layout.c src/layout.h
-	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/layout_test.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport -lm
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/layout_test.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport_shlib -lm
 # The compare core, at every instruction set this machine has:
 test/bincmp_test: test/bincmp_test.c src/bincmp.c src/bincmp.h
-	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/bincmp_test.c src/bincmp.c -L$(libdir) -L$(pkglibdir) -lpgport
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/bincmp_test.c src/bincmp.c -L$(libdir) -L$(pkglibdir) -lpgport_shlib
 # Page planning, on synthetic pages:
 test/page_test: test/page_test.c src/page.c src/layout.c src/btlayout.h src/layout.h
-	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/page_test.c src/page.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport -lm
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/page_test.c src/page.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport_shlib -lm
 EXTRA_CLEAN = test/layout_test test/bincmp_test test/page_test
 
 # Print the regression test list for scripts/test.sh
