@@ -73,7 +73,10 @@ test/bincmp_test: test/bincmp_test.c src/bincmp.c src/bincmp.h
 # Page planning, on synthetic pages:
 test/page_test: test/page_test.c src/page.c src/layout.c src/btlayout.h src/layout.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/page_test.c src/page.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport_shlib -lm
-EXTRA_CLEAN = test/layout_test test/bincmp_test test/page_test
+# The layouts' walks confirmed over pages in every placement:
+test/walk_test: test/walk_test.c src/layout.c src/walk.h src/btlayout.h src/layout.h
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ test/walk_test.c src/layout.c -L$(libdir) -L$(pkglibdir) -lpgport_shlib -lm
+EXTRA_CLEAN = test/layout_test test/bincmp_test test/page_test test/walk_test
 
 # Print the regression test list for scripts/test.sh
 print-regress:

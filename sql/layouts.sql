@@ -251,3 +251,42 @@ DROP ROLE btlayout_stranger;
 SELECT each_table('DROP TABLE $T');
 DROP TABLE src, lt_text, text_by_index;
 DROP FUNCTION results(text), each_table(text), inexact_pages(regclass);
+
+-- A layout switched without a relayout: the new layout's walk meets pages
+-- whose bodies sit in the old one's placement (veb), with items inserted
+-- since, and lookups that do not rewrite them (btlayout.lookup_relayout =
+-- off, as on a standby).  Every lookup must still give nbtree's answer:
+-- the walk's answer counts only as far as the line pointers confirm it.
+SELECT setseed(0.36);
+CREATE TABLE w (k int8, pad int8) WITH (autovacuum_enabled = off);
+INSERT INTO w SELECT g * 1000, 0 FROM generate_series(1, 6000) g;
+CREATE INDEX wi ON w USING btlayout (k) INCLUDE (pad)
+  WITH (layout = veb, fillfactor = 12, deduplicate_items = off);
+INSERT INTO w SELECT g * 1000 + d, 0
+  FROM generate_series(1, 6000) g, generate_series(1, 6) d ORDER BY random();
+ALTER INDEX wi SET (layout = btorder);
+SET btlayout.lookup_relayout = off;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT layout_searches AS walks_before FROM btlayout_search_stats() \gset
+-- every key, equality lookups: each finds its one row
+SELECT count(*) FILTER (WHERE (SELECT count(*) FROM w WHERE k = g * 1000 + d) <> 1)
+       AS wrong_lookups
+FROM generate_series(1, 6000) g, generate_series(0, 6) d;
+-- forward and backward range scans
+SELECT (SELECT array_agg(k) FROM (SELECT k FROM w WHERE k BETWEEN 1000000 AND 2000006
+                                  ORDER BY k DESC) s) =
+       (SELECT array_agg((g * 1000 + d)::int8 ORDER BY g DESC, d DESC)
+        FROM generate_series(1000, 2000) g, generate_series(0, 6) d) AS backward_ok,
+       (SELECT array_agg(k) FROM (SELECT k FROM w WHERE k > 3000500 ORDER BY k) s) =
+       (SELECT array_agg((g * 1000 + d)::int8 ORDER BY g, d)
+        FROM generate_series(3001, 6000) g, generate_series(0, 6) d) AS forward_ok;
+-- the pages were walked in btorder, not only searched through line pointers
+SELECT layout_searches - :walks_before > 40000 AS walked,
+       layout_fallbacks > 0 AS some_fell_back
+FROM btlayout_search_stats();
+SELECT btlayout_check('wi', true);
+RESET btlayout.lookup_relayout;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE w;

@@ -86,6 +86,16 @@ extern void btl_layout_ranks(BtlLayout layout, int n, int node,
  * strictly before the search key.  Each returns the slot of the first item,
  * in rank order, for which less() is false, or -1 if there is none: the
  * lower bound, which the caller turns into a rank with btl_layout_ranks().
+ *
+ * That is so when the slots hold the layout's placement.  A page's slots
+ * can hold anything (another layout's placement, nbtree's order, bodies
+ * moved by deletions), so every descent also keeps, whatever the slots
+ * hold, the one promise the search's confirmation rests on (search.c,
+ * btl_confirm_walk() in btlayout.h): the slot it returns is -1 or a slot
+ * it called less() on and got false for.  It never infers an answer from
+ * what the placement would imply of slots it did not compare as it found
+ * them.  test/layout_test.c checks that promise over every other
+ * placement and random permutations.
  */
 typedef bool (*BtlLessFn) (void *ctx, int slot);
 
@@ -172,9 +182,12 @@ btl_descend_veb(int n, const BtlVebTables *t, void *ctx, BtlLessFn less,
 
 /*
  * btorder: node j holds slots j*B .. j*B+B-1 in key order and has children
- * j*(B+1)+1+c, c = 0..B, between its items.  Count the node's items below
- * the key (they are sorted, so the count is the position of the first one
- * that is not), remember that one, and go down between the two.
+ * j*(B+1)+1+c, c = 0..B, between its items.  Compare all of the node's
+ * items (no branch on each), take the first one not below the key (in a
+ * sorted node, the count of those below), remember that one, and go down
+ * between it and the one before.  Not the count itself: in a node whose
+ * items are not sorted (a page out of this layout) the slot at the count
+ * can hold an item below the key, which the descent must never return.
  */
 static pg_attribute_always_inline int
 btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
@@ -190,7 +203,8 @@ btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
 	{
 		int			first = (int) j * node;
 		int			count = Min(node, n - first);
-		int			below = 0;
+		uint32		below_mask = 0;
+		int			below;
 		int			c;
 
 		/* All children, one node ahead, while this node is compared */
@@ -198,7 +212,9 @@ btl_descend_btorder(int n, int node, void *ctx, BtlLessFn less,
 			hint(ctx, (int) (j * (node + 1) + 1) * node, (node + 1) * node, false);
 
 		for (c = 0; c < count; c++)
-			below += less(ctx, first + c) ? 1 : 0;
+			below_mask |= (less(ctx, first + c) ? 1u : 0u) << c;
+		/* the first item not below: count < 32, so ~below_mask is not 0 */
+		below = pg_rightmost_one_pos32(~below_mask);
 		if (below < count)
 			answer = first + below;
 		j = j * (node + 1) + 1 + below;

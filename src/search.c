@@ -26,16 +26,17 @@
  *	- a tuple with NULLs, whose attributes would not be at those offsets,
  *	  stops the walk, and so does a varlena last key attribute that is
  *	  compressed or does not end inside its slot;
- *	- the walk's answer is confirmed through the line pointers: the walk
- *	  ends with the last slot whose item compared below the key and the
- *	  first one whose item did not, and only line pointers that point at
- *	  exactly those slots, with length w, count.  Line pointers are in key
- *	  order, so with item p below the key and item q not below it, the
- *	  answer of any correct search lies in p + 1 .. q, whatever else the
- *	  page holds; the comparisons were made on those very bytes, with the
- *	  comparison the ordinary search uses.  On a page as its layout left it
- *	  q is p + 1; items inserted since in between are searched through
- *	  their line pointers.
+ *	- the walk's answer is confirmed through the line pointers (walk.h):
+ *	  the descent returns a slot whose item it found not below the key, and
+ *	  the walk remembers the last slot whose item it found below; only line
+ *	  pointers that point at exactly those slots, with length w, count.
+ *	  Line pointers are in key order, so with item p below the key and item
+ *	  q not below it, the answer of any correct search lies in p + 1 .. q,
+ *	  whatever else the page holds and whatever placement its bodies have;
+ *	  the comparisons were made on those very bytes, with the comparison
+ *	  the ordinary search uses.  On a page as its layout left it q is p + 1;
+ *	  items inserted since in between are searched through their line
+ *	  pointers.
  *
  * Any page that fails a check is searched the ordinary way, by binary
  * search through its line pointers.  Per-backend counters (plain stores,
@@ -53,6 +54,7 @@
 #include "btlayout.h"
 
 #include "compare.h"
+#include "walk.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
@@ -184,50 +186,6 @@ walk_hint(void *ctx, int first, int count, bool final)
 		prefetch_lines((const char *) PageGetItemId(w->page, lo),
 					   (const char *) (PageGetItemId(w->page, hi) + 1), 4);
 	}
-}
-
-/* Does the line pointer of this offset point at this slot, with its width? */
-static inline bool
-item_in_slot(Page page, OffsetNumber off, const BtlWalk *w, int slot)
-{
-	ItemId		iid = PageGetItemId(page, off);
-
-	return (const char *) page + ItemIdGetOffset(iid) == w->base + slot * w->width &&
-		MAXALIGN(ItemIdGetLength(iid)) == w->width;
-}
-
-/*
- * How far the line pointer of the laid-out item of this rank (of n) most
- * likely moved up with inserted items inserted since the layout: in
- * proportion to its rank.  No division on a page without inserts.
- */
-static inline int
-shift_guess(int inserted, int rank, int n)
-{
-	return inserted > 0 ? (inserted * rank + n / 2) / n : 0;
-}
-
-/*
- * The line pointer of the item in this slot, among offsets lo .. hi; or
- * InvalidOffsetNumber.  Inserts since the layout shift an item's line
- * pointer up by the number of new items before it: the scan starts at the
- * likely shift (shift_guess) and widens.
- */
-static OffsetNumber
-find_slot_item(Page page, const BtlWalk *w, int slot, int lo, int hi,
-			   int guess)
-{
-	if (lo > hi)
-		return InvalidOffsetNumber;
-	guess = Max(lo, Min(guess, hi));
-	for (int d = 0; guess + d <= hi || guess - d >= lo; d++)
-	{
-		if (guess + d <= hi && item_in_slot(page, guess + d, w, slot))
-			return guess + d;
-		if (d > 0 && guess - d >= lo && item_in_slot(page, guess - d, w, slot))
-			return guess - d;
-	}
-	return InvalidOffsetNumber;
 }
 
 /* Prefetch the item whose line pointer is at off, kept inside the page */
@@ -362,7 +320,6 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 				 OffsetNumber first, int nitems, bool *crowded)
 {
 	BtlLayout	layout = (BtlLayout) key->layout;
-	PageHeader	hdr = (PageHeader) page;
 	ItemId		iid = PageGetItemId(page, first);
 	int			width = MAXALIGN(ItemIdGetLength(iid));
 	int			node = (layout == BTL_LAYOUT_BTORDER) ?
@@ -370,7 +327,6 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	const uint16 *ranks;
 	int			baseoff;
 	int			n;
-	int			inserted;
 	int			slot;
 	OffsetNumber lo;
 	OffsetNumber hi;
@@ -381,19 +337,7 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	if (layout != BTL_LAYOUT_EYTZINGER && layout != BTL_LAYOUT_VEB &&
 		layout != BTL_LAYOUT_BTORDER && layout != BTL_LAYOUT_BLOCKED)
 		return InvalidOffsetNumber;
-
-	/*
-	 * Where slot 0 is, and so how many slots there are: each a whole width,
-	 * inside the tuple area, ending at its end, no more than the items.
-	 */
-	baseoff = btl_slots_start(page, first);
-	if (baseoff < 0)
-		baseoff = hdr->pd_upper;
-	if (baseoff < hdr->pd_upper || baseoff >= hdr->pd_special)
-		return InvalidOffsetNumber;
-	n = (hdr->pd_special - baseoff) / width;
-	inserted = nitems - n;
-	if (baseoff + n * width != hdr->pd_special || inserted < 0)
+	if (!btl_walk_slots(page, first, nitems, width, &baseoff, &n))
 		return InvalidOffsetNumber;
 	ranks = layout_ranks(layout, node, n);
 
@@ -402,7 +346,7 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	w.page = page;
 	w.first = first;
 	w.ranks = ranks;
-	w.inserted = inserted;
+	w.inserted = nitems - n;
 	w.base = (const char *) page + baseoff;
 	w.n = n;
 	w.width = width;
@@ -433,43 +377,19 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 		goto fallback;
 
 	/*
-	 * Confirm through the line pointers.  The walk compared the bytes of two
-	 * slots: the last it found below the key and the first it found not
-	 * below.  Find the line pointers that point at exactly those slots, with
-	 * their width (lo - 1 and hi): line pointers are in key order, so
-	 * whatever the page holds, the first item not below the key is among lo
-	 * .. hi (hi: the item not below, or the end of the page if the walk
-	 * found none).  Without inserts since the layout, lo == hi; otherwise the
-	 * few items inserted between are searched through their line pointers.
+	 * Confirm through the line pointers (walk.h gives the argument): the
+	 * first item not below the key is among lo .. hi, whatever the page
+	 * holds.  Without inserts since the layout, lo == hi; otherwise the few
+	 * items inserted between are searched through their line pointers.
 	 */
-	lo = first;
-	hi = first + nitems;
-	if (slot >= 0)
-	{
-		int			rank = ranks[slot];
-
-		hi = find_slot_item(page, &w, slot, first + rank, first + rank + inserted,
-							first + rank + shift_guess(inserted, rank, n));
-		if (hi == InvalidOffsetNumber)
-			goto fallback;
-	}
-	if (w.last_below >= 0)
-	{
-		int			rank = ranks[w.last_below];
-		OffsetNumber below;
-
-		below = find_slot_item(page, &w, w.last_below, first + rank,
-							   Min(first + rank + inserted, hi - 1),
-							   first + rank + shift_guess(inserted, rank, n));
-		if (below == InvalidOffsetNumber)
-			goto fallback;
-		lo = below + 1;
-	}
+	if (!btl_confirm_walk(page, first, nitems, w.base, width, n, ranks, slot,
+						  w.last_below, &lo, &hi))
+		goto fallback;
 	btl_search_counters.layout_confirmed++;
-	if (inserted > 0)
+	if (w.inserted > 0)
 	{
 		btl_search_counters.layout_with_inserts++;
-		*crowded = btl_too_many_inserted(inserted, nitems);
+		*crowded = btl_too_many_inserted(w.inserted, nitems);
 	}
 	if (lo == hi)
 		return hi;

@@ -19,6 +19,8 @@
 #   writes:   INSERT batches (1-2000 rows), DELETE by key range, UPDATE of
 #             keys, VACUUM (DEBUG2 output parsed for pages rewritten), VACUUM
 #             FULL, btlayout_relayout(), ALTER INDEX SET (layout) + relayout,
+#             ALTER INDEX SET (layout) alone (no relayout: the new layout's
+#             walk meets the old placement),
 #             REINDEX [CONCURRENTLY], ANALYZE, btlayout_check()
 #   queries:  equality on prefixes, ranges (<, <=, >, >=, BETWEEN, redundant
 #             and contradictory bounds), = ANY / < ANY (arrays with
@@ -27,6 +29,7 @@
 #             int8, float4, date, timestamptz), ORDER BY the index (forward
 #             and backward) with LIMIT/OFFSET, under index, index-only,
 #             bitmap and parallel scans, with btlayout.prefetch on and off,
+#             lookup relayouts on and off (btlayout.lookup_relayout),
 #             the copies' integer keys searched or not
 #             (btlayout.upper_copy_keys), in stretches with the copy of the upper levels capped at
 #             8kB (btlayout.upper_copy; the btlayout side runs
@@ -878,7 +881,7 @@ sub capped_count
 # SET statements (one string, or none) that switch to a scan mode
 sub mode_sql
 {
-	my ($mode, $prefetch, $capped, $nokeys) = @_;
+	my ($mode, $prefetch, $capped, $nokeys, $norelayout) = @_;
 	my %want = %{ $MODE_GUCS{ $mode eq 'parallel' ? 'indexonly' : $mode } };
 	$want{max_parallel_workers_per_gather} = $mode eq 'parallel' ? 2 : 0;
 	$want{parallel_setup_cost} = $mode eq 'parallel' ? 0 : 1000;
@@ -886,6 +889,7 @@ sub mode_sql
 	$want{'btlayout.prefetch'} = $prefetch ? 'on' : 'off';
 	$want{'btlayout.upper_copy'} = $capped ? "'8kB'" : "'4MB'";
 	$want{'btlayout.upper_copy_keys'} = $nokeys ? 'off' : 'on';
+	$want{'btlayout.lookup_relayout'} = $norelayout ? 'off' : 'on';
 	my @set;
 	for my $g (sort keys %want)
 	{
@@ -1064,6 +1068,20 @@ sub op_set_layout
 		side_sql("ALTER INDEX %I SET (layout = $sh->{layout})", $sh, 'bl'));
 }
 
+# The layout switched with no relayout: the pages keep their bodies where
+# the old layout (or nbtree, or an earlier switch) put them, and the new
+# layout's walk meets those placements until lookups or VACUUM rewrite them
+sub op_switch_layout
+{
+	my ($opno, $sh) = @_;
+	$sh->{layout} = pick(@LAYOUTS);
+	my @stmts = (side_sql("ALTER INDEX %I SET (layout = $sh->{layout})", $sh, 'bl'));
+	my @res = run(@stmts);
+	return unless must_succeed($opno, $sh, 'switch layout', \@stmts, \@res);
+	$sh->{switched} = 1;
+	$count{'switch layout, no relayout'}++;
+}
+
 sub op_set_options
 {
 	my ($opno, $sh) = @_;
@@ -1186,11 +1204,18 @@ sub gen_query
 	}
 	my $prefetch = !chance(0.15);
 	my $nokeys = chance(0.15);
+	# lookups that leave the pages they meet as they are: a layout switched
+	# without a relayout is then walked over other placements for good
+	my $norelayout = chance(0.4);
 	$capped = !$capped if chance(0.03);
-	my @pre = mode_sql($mode, $prefetch, $capped, $nokeys);
+	my @pre = mode_sql($mode, $prefetch, $capped, $nokeys, $norelayout);
+	$count{'queries, lookup relayouts off'}++ if $norelayout;
+	$count{'queries, lookup relayouts off, layout switched without a relayout'}++
+	  if $norelayout && $sh->{switched};
 	my $item = {
 		opno => $opno, sh => $sh, kind => $kind, form => $form, mode => $mode,
-		prefetch => $prefetch, capped => $capped, nokeys => $nokeys, sql => $sql,
+		prefetch => $prefetch, capped => $capped, nokeys => $nokeys,
+		norelayout => $norelayout, sql => $sql,
 		detail => $detail, pre => [@pre] };
 	$queries++;
 	my $key = "$sh->{name} $kind $mode";
@@ -1266,7 +1291,8 @@ sub run_queries
 				"query kind $it->{kind}, $it->{form}, scan mode $it->{mode}, btlayout.prefetch "
 				  . ($it->{prefetch} ? 'on' : 'off') . ', btlayout.upper_copy '
 				  . ($it->{capped} ? '8kB' : '4MB') . ', btlayout.upper_copy_keys '
-				  . ($it->{nokeys} ? 'off' : 'on'),
+				  . ($it->{nokeys} ? 'off' : 'on') . ', btlayout.lookup_relayout '
+				  . ($it->{norelayout} ? 'off' : 'on'),
 				'settings: ' . join('; ', map { "$_ = $MODE_GUCS{$it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode}}{$_}" }
 					  sort keys %{ $MODE_GUCS{ $it->{mode} eq 'parallel' ? 'indexonly' : $it->{mode} } })
 				  . ($it->{mode} eq 'parallel' ? '; max_parallel_workers_per_gather = 2; parallel_setup_cost = 0; parallel_tuple_cost = 0' : '')
@@ -1289,7 +1315,7 @@ sub run_queries
 			}
 			# both sides' plans, under the query's settings
 			%current_gucs = ();
-			my @pre = mode_sql($it->{mode}, $it->{prefetch}, $it->{capped}, $it->{nokeys});
+			my @pre = mode_sql($it->{mode}, $it->{prefetch}, $it->{capped}, $it->{nokeys}, $it->{norelayout});
 			my @plans = run(@pre, "EXPLAIN $it->{bt}", "EXPLAIN $it->{bl}");
 			push @lines, "btree plan:\n$plans[-2]{out}", "btlayout plan:\n$plans[-1]{out}";
 			report('MISMATCH (query)', $it->{opno}, $sh, @lines);
@@ -1361,7 +1387,7 @@ sub op_cursor
 		}
 	}
 	push @steps, [ 'COMMIT', 'tx' ];
-	my @pre = mode_sql($mode, !chance(0.15));
+	my @pre = mode_sql($mode, !chance(0.15), 0, 0, chance(0.4));
 	my @stmts = @pre;
 	for my $s (@steps)
 	{
@@ -1481,10 +1507,11 @@ for my $sh (@shapes)
 #
 my @OPS = (
 	query => 64, cursor => 6, insert => 12, delete => 5, update => 5, vacuum => 2,
-	relayout => 2, set_layout => 1.5, set_options => 0.3, reindex => 1, analyze => 0.5, check => 0.3);
+	relayout => 2, set_layout => 1.5, switch_layout => 1.5, set_options => 0.3, reindex => 1, analyze => 0.5, check => 0.3);
 my %OP_SUB = (
 	cursor => \&op_cursor, insert => \&op_insert, delete => \&op_delete, update => \&op_update,
 	vacuum => \&op_vacuum, relayout => \&op_relayout, set_layout => \&op_set_layout,
+	switch_layout => \&op_switch_layout,
 	set_options => \&op_set_options, reindex => \&op_reindex, analyze => \&op_analyze,
 	check => \&op_check);
 
@@ -1656,6 +1683,9 @@ SKIP:
 	cmp_ok($capped{hits}, '>', 0,
 		"capped at 8kB, lookups walked from the copy to their leaf through internal pages in their buffers ($capped{hits})");
 }
+cmp_ok($count{'queries, lookup relayouts off, layout switched without a relayout'} // 0, '>', 0,
+	'queries ran with lookup relayouts off on indexes whose layout was switched without a relayout ('
+	  . ($count{'switch layout, no relayout'} // 0) . ' switches)');
 ok($relayouts > 0 && $relayout_pages + $vacuum_pages > 0,
 	"relayouts happened ($relayouts passes, " . ($relayout_pages + $vacuum_pages) . ' pages rewritten)');
 
