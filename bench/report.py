@@ -33,14 +33,17 @@ BASELINE = "btree"
 # The second reference of the workloads that have it (probe-text-*): core
 # btree in the database default collation; BASELINE is btree under "C" there.
 BASELINE2 = "btree-icu"
-WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-batch", "select", "select-mix", "range",
-                  "range-mix", "write", "build", "build-*", "load"]
+WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
+                  "probe-100m", "probe-batch", "select", "select-mix", "select-connect", "range", "range-mix", "write",
+                  "build", "build-*", "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5
 # The metrics of the workloads with tables of their own (probe-text-*,
-# probe-uuid), lookups first
-OWN_TABLE_METRIC_ORDER = ["lookups_per_s", "wall_s", "text_build_s", "uuid_build_s", "text_size_mb",
-                          "uuid_size_mb", "laid_out_pct", "uniform_width_pct"]
+# probe-uuid, the regimes of bench/lib/regimes.sh), lookups first
+OWN_TABLE_METRIC_ORDER = ["lookups_per_s", "conn_rate", "wall_s", "text_build_s", "uuid_build_s", "regime_build_s",
+                          "text_size_mb", "uuid_size_mb", "regime_size_mb", "laid_out_pct", "uniform_width_pct"]
+OWN_TABLE_WORKLOADS = ["probe-text-*", "probe-uuid", "probe-part*", "probe-tables", "probe-big", "probe-100m",
+                       "select-connect"]
 
 # metric -> (label, higher_is_better, in the chart)
 METRICS = {
@@ -62,6 +65,9 @@ METRICS = {
     "text_size_mb": ("index size (MB)", False, False),
     "uuid_build_s": ("CREATE INDEX (s)", False, True),
     "uuid_size_mb": ("index size (MB)", False, False),
+    "regime_build_s": ("CREATE INDEX, all its tables (s)", False, False),
+    "regime_size_mb": ("index size, all its tables (MB)", False, False),
+    "conn_rate": ("new connection + SELECT per s (1e6 / mean us)", True, True),
 }
 
 # metric prefix -> label of the metrics measured per client count (<prefix>Nc):
@@ -161,7 +167,7 @@ def summarise(rows):
         # probe-text-*: dataset by dataset; it and probe-uuid lookups first;
         # otherwise the order of the raw rows
         w, m = wm
-        own = w.startswith("probe-text-") or w == "probe-uuid"
+        own = any(w == p or (p.endswith("*") and w.startswith(p[:-1])) for p in OWN_TABLE_WORKLOADS)
         mr = OWN_TABLE_METRIC_ORDER.index(m) if own and m in OWN_TABLE_METRIC_ORDER else 0
         return (workload_rank(w), first[w], mr, keys.index(wm))
 

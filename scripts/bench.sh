@@ -48,6 +48,16 @@ Data and length:
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
   --text-datasets a,b  of: code md5 url                        [all]
+  --partitions N     partitions of probe-part40 (recorded as probe-part<N>)
+                                                              [40]
+  --tables N         tables of probe-tables                     [40]
+  --connect-rows N   rows of each variant's table of select-connect
+                                                              [min(scale*100000, 2000000)]
+  --big-shared-buffers MB  shared_buffers while probe-big runs  [128]
+  --big-rows N       keys of probe-big   [an index about twice --big-shared-buffers]
+  --large-rows N     keys of probe-100m                        [100000000]
+  --large-variants a,b  the variants probe-100m runs besides btree
+                     [btlayout-blocked: the default layout]
 
 What to run:
   --variants a,b,c   variants from bench/variants.conf (btree is always
@@ -60,8 +70,10 @@ What to run:
                      marked "no"]
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
                      range-mix write probe-inserts probe-uuid build-large
-                     probe-text [all but probe-inserts, probe-uuid,
-                     build-large and probe-text; with --smoke all]
+                     probe-text probe-part40 probe-tables select-connect
+                     probe-big probe-100m [all but probe-inserts, probe-uuid,
+                     build-large, probe-text and the regimes; with --smoke
+                     all]
                      select-mix, range-mix: select's and range's
                      statements with every variant side by side in one
                      pgbench run (a copy of the key column per variant,
@@ -81,10 +93,25 @@ What to run:
                      text classes against btree under COLLATE "C" and in the
                      database default collation (ICU: with probe-text the
                      cluster is created with an ICU default collation)
+  --regimes          also run the regime workloads (on tables of their own,
+                     after the others; see bench/README.md, "Regimes"):
+                     probe-part40: probes of a table range-partitioned into
+                     --partitions partitions, each probe in a random one;
+                     probe-tables: probes spread over --tables tables in
+                     one session; select-connect: pgbench -S -C (a new
+                     connection per transaction), every variant side by
+                     side in one run; probe-big: an index about twice
+                     shared_buffers (--big-shared-buffers)
+  --regimes-large    also probe-100m: probe-nl over --large-rows (100M) keys,
+                     btree and --large-variants only (long: the load of
+                     100M rows and two 100M-key index builds)
   --smoke            tiny and quick (scale 1, 1 round after the warm-up,
                      300 transactions per pgbench run instead of a duration,
-                     5000 probes, 20000 text keys): checks that everything
-                     works, the numbers mean nothing.  Options given with it
+                     5000 probes, 20000 text keys; the regimes with 10
+                     partitions and tables, 20000 connect rows, 4 MB of
+                     shared_buffers for probe-big, 100000 keys for
+                     probe-100m): checks that everything works, the
+                     numbers mean nothing.  Options given with it
                      override its scale, rounds, probes and text keys.
   --pgo              also build btlayout with profile-guided optimisation
                      (training on a workload that is not measured) and add
@@ -138,6 +165,16 @@ WORKLOADS_OPT=
 TEXT_KEYS=
 TEXT_DATASETS_OPT=
 TEXT_VARIANTS_OPT=
+# The regime workloads (bench/lib/regimes.sh)
+REGIMES=0
+REGIMES_LARGE=0
+PARTITIONS=40
+TABLES=40
+CONN_ROWS=
+BIG_SB_MB=128
+BIG_ROWS=
+LARGE_ROWS=100000000
+LARGE_VARIANTS=btlayout-blocked
 SKIPPED_VARIANTS=
 SKIPPED_TEXT_VARIANTS=
 # The database default collation of a cluster that runs probe-text: ICU's
@@ -163,6 +200,7 @@ need_int() { [[ $2 =~ ^[0-9]+$ ]] || { echo "bench.sh: $1 needs a whole number, 
 for a in "$@"; do
 	if [[ $a == --smoke ]]; then
 		SMOKE=1 SCALE=1 ROUNDS=1 DURATION=1 WARMUP_DURATION=1 PROBES=5000 PGO_TRAIN_SECONDS=4 TEXT_KEYS=20000
+		PARTITIONS=10 TABLES=10 CONN_ROWS=20000 BIG_SB_MB=4 LARGE_ROWS=100000
 		SMOKE_TRANSACTIONS=300
 	fi
 done
@@ -183,6 +221,15 @@ while (($#)); do
 	--text-datasets) need_arg "$@"; TEXT_DATASETS_OPT=$2; shift ;;
 	--text-variants) need_arg "$@"; TEXT_VARIANTS_OPT=$2; shift ;;
 	--workloads) need_arg "$@"; WORKLOADS_OPT=$2; shift ;;
+	--regimes) REGIMES=1 ;;
+	--regimes-large) REGIMES_LARGE=1 ;;
+	--partitions) need_arg "$@"; need_int "$1" "$2"; PARTITIONS=$2; shift ;;
+	--tables) need_arg "$@"; need_int "$1" "$2"; TABLES=$2; shift ;;
+	--connect-rows) need_arg "$@"; need_int "$1" "$2"; CONN_ROWS=$2; shift ;;
+	--big-shared-buffers) need_arg "$@"; need_int "$1" "$2"; BIG_SB_MB=$2; shift ;;
+	--big-rows) need_arg "$@"; need_int "$1" "$2"; BIG_ROWS=$2; shift ;;
+	--large-rows) need_arg "$@"; need_int "$1" "$2"; LARGE_ROWS=$2; shift ;;
+	--large-variants) need_arg "$@"; LARGE_VARIANTS=$2; shift ;;
 	--smoke) ;;
 	--pgo) PGO=1 ;;
 	--pgo-train) need_arg "$@"; need_int "$1" "$2"; PGO_TRAIN_SECONDS=$2; shift ;;
@@ -214,6 +261,8 @@ done
 TEXT_KEYS=${TEXT_KEYS:-$((SCALE * 100000))}
 ((TEXT_KEYS >= 1)) || { echo "bench.sh: --text-keys must be >= 1" >&2; exit 2; }
 ((PROBE_SLICES >= 1 && PROBE_SLICES <= PROBES)) || { echo "bench.sh: --probe-slices must be between 1 and --probes" >&2; exit 2; }
+((PARTITIONS >= 1 && TABLES >= 1 && ${CONN_ROWS:-1} >= 1 && BIG_SB_MB >= 1 && ${BIG_ROWS:-1} >= 1 && LARGE_ROWS >= 1)) ||
+	{ echo "bench.sh: --partitions, --tables, --connect-rows, --big-shared-buffers, --big-rows and --large-rows must be >= 1" >&2; exit 2; }
 
 if [[ -n $REPORT_ONLY ]]; then
 	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
@@ -237,6 +286,8 @@ source "$BENCH/lib/cluster.sh"
 source "$BENCH/lib/workloads.sh"
 # shellcheck source=bench/lib/pgo.sh
 source "$BENCH/lib/pgo.sh"
+# shellcheck source=bench/lib/regimes.sh
+source "$BENCH/lib/regimes.sh"
 
 has_workload() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]]; }
 # selects_any " a b ": is any of these workloads selected?
@@ -252,22 +303,26 @@ has_mix_workloads() { selects_any "$MIX_WORKLOADS"; }
 
 # --- which variants and workloads ---------------------------------------------
 
-# resolve_workloads: WORKLOADS from --workloads, in ALL_WORKLOADS order.
+# resolve_workloads: WORKLOADS from --workloads (or the default set), with
+# --regimes' and --regimes-large's, in ALL_WORKLOADS order.
 resolve_workloads() {
-	local w a ok
+	local w a ok want
 	WORKLOADS=()
 	if [[ -z $WORKLOADS_OPT ]]; then
-		WORKLOADS=("${DEFAULT_WORKLOADS[@]}")
-		((SMOKE)) && WORKLOADS=("${ALL_WORKLOADS[@]}")
-		return 0
+		want=${DEFAULT_WORKLOADS[*]}
+		((SMOKE)) && want=${ALL_WORKLOADS[*]}
+	else
+		for w in ${WORKLOADS_OPT//,/ }; do
+			ok=0
+			for a in "${ALL_WORKLOADS[@]}"; do [[ $a == "$w" ]] && ok=1; done
+			((ok)) || die "unknown workload '$w' (known: ${ALL_WORKLOADS[*]})"
+		done
+		want=${WORKLOADS_OPT//,/ }
 	fi
-	for w in ${WORKLOADS_OPT//,/ }; do
-		ok=0
-		for a in "${ALL_WORKLOADS[@]}"; do [[ $a == "$w" ]] && ok=1; done
-		((ok)) || die "unknown workload '$w' (known: ${ALL_WORKLOADS[*]})"
-	done
+	((REGIMES)) && want+=" ${REGIME_WORKLOADS[*]}"
+	((REGIMES_LARGE)) && want+=" ${REGIME_LARGE_WORKLOADS[*]}"
 	for a in "${ALL_WORKLOADS[@]}"; do
-		[[ ",$WORKLOADS_OPT," == *",$a,"* ]] && WORKLOADS+=("$a")
+		[[ " $want " == *" $a "* ]] && WORKLOADS+=("$a")
 	done
 	return 0
 }
@@ -483,6 +538,12 @@ write_meta() {
 		done
 		[[ -n $SKIPPED_TEXT_VARIANTS ]] && meta "skipped text variants" "$SKIPPED_TEXT_VARIANTS (not accepted by the installed btlayout)"
 	fi
+	has_workload probe-part40 &&
+		meta "$(part_name)" "$PROBES random keys of 1..$ROWS over a table range-partitioned into $PARTITIONS partitions (equal ranges), one index per partition and variant; nested loop, Append with run-time partition pruning, index-only scan"
+	has_workload probe-tables &&
+		meta "probe-tables" "$PROBES random keys of 1..$ROWS over $TABLES tables (equal ranges), one index per table and variant, in one session: a correlated subquery per table in a CASE on the key's table, index-only scan"
+	has_workload probe-100m &&
+		meta "probe-100m" "$PROBES random keys of $LARGE_ROWS, nested loop, index-only scan; variants btree, $LARGE_VARIANTS"
 	[[ $SMOKE == 1 ]] && meta "mode" "SMOKE: a functional check, the numbers mean nothing"
 	return 0
 }
@@ -514,6 +575,7 @@ main() {
 
 	ROWS=$((SCALE * 100000))
 	WROWS=$((ROWS / 10))
+	CONN_ROWS=${CONN_ROWS:-$((ROWS < 2000000 ? ROWS : 2000000))}
 	SELECT_CLIENTS=(1)
 	((CLIENTS > 1)) && SELECT_CLIENTS+=("$CLIENTS")
 	resolve_workloads
@@ -577,6 +639,10 @@ main() {
 		log "probe-text: estimate ~$(text_estimate) min (${#TEXT_DATASETS[@]} datasets of $TEXT_KEYS keys, ${#TEXT_VARIANTS[@]} variants, $((ROUNDS + 1)) rounds of $PROBES probes)"
 	fi
 
+	if has_workload probe-100m && (($(regime_variants probe-100m | wc -l) < 2)); then
+		die "probe-100m: none of --large-variants ($LARGE_VARIANTS) is among the variants that run (${VARIANTS[*]})"
+	fi
+
 	# Size shared_buffers for what will be loaded, then restart.
 	# probe-uuid's and probe-text's tables are dropped after their rounds:
 	# the larger of the two is what is loaded at once.
@@ -586,6 +652,9 @@ main() {
 		u=$(uuid_need_mb "${#VARIANTS[@]}")
 		((u > extra)) && extra=$u
 	fi
+	# The regime workloads' tables, one workload's at a time
+	u=$(regime_need_mb "${#VARIANTS[@]}")
+	((u > extra)) && extra=$u
 	# mix_t stays loaded beside all of them
 	has_mix_workloads && extra=$((extra + $(mix_need_mb "$(mix_variants | wc -l)")))
 	sb=$(size_shared_buffers "$(has_table_workloads && echo "${#VARIANTS[@]}" || echo 0)" "$extra")
@@ -662,6 +731,9 @@ main() {
 		run_probe_text
 		log "probe-text done, $(elapsed "$t_start" "$(now_s)") s since start"
 	fi
+	# Their own tables, after the others; probe-big last (its own
+	# shared_buffers)
+	run_regimes
 
 	cluster_stop
 	meta "wall time" "$(awk -v s="$(elapsed "$t_start" "$(now_s)")" 'BEGIN { printf "%d min %02d s", s / 60, s % 60 }') (everything: install check, build, load, $((ROUNDS + 1)) rounds)"

@@ -48,16 +48,18 @@
 # btree's in the same run.
 
 # All workloads, in the order a round runs them (probe-text: its own rounds,
-# dataset by dataset, after the others).  The default set is all but
-# probe-text, which loads tables of its own (10M keys x 3 datasets); --smoke
-# runs it too (tiny).
-ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write probe-inserts probe-uuid build-large probe-text)
+# dataset by dataset, after the others; then the regime workloads of
+# bench/lib/regimes.sh, --regimes and --regimes-large).  The default set is
+# all but probe-text, which loads tables of its own (10M keys x 3
+# datasets), and the regimes; --smoke runs them too (tiny).
+ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write probe-inserts probe-uuid build-large probe-text
+	probe-part40 probe-tables select-connect probe-big probe-100m)
 DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write)
 # The workloads on pgbench_accounts, probe_t and write_t (load_data), and
 # those that run the variants of variants.conf: these and probe-uuid, which
 # loads a table of its own
 TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write probe-inserts build-large "
-INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid "
+INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-part40 probe-tables select-connect probe-big probe-100m "
 # The workloads on mix_t, every variant in one run
 MIX_WORKLOADS=" select-mix range-mix "
 
@@ -548,7 +550,7 @@ probe_round() {
 # loop in the variant's session of the round; TIMED_MS is the statement's
 # time, TIMED_OUT the keys found.
 probe_slice() {
-	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds
+	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds join='Nested Loop'
 	case $w in
 	probe-nl | probe-ins-*)
 		query="SELECT count(*) FROM probe_keys_$s q JOIN probe_t p ON p.k = q.k"
@@ -563,10 +565,10 @@ probe_slice() {
 		query="SELECT count(*) FROM text_keys_${ds}_$s q JOIN text_$ds p ON p.k = q.k$(text_collate "$v")"
 		use=$(use_text_sql "$ds" "$v")
 		idx=$(tidx "$ds" "$v") ;;
-	*) die "probe_slice: unknown workload $w" ;;
+	*) regime_probe "$w" "$v" "$s" || die "probe_slice: unknown workload $w" ;; # bench/lib/regimes.sh
 	esac
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
-	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" 'Nested Loop' "$scan using $idx "
+	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" "$join" "$scan using $idx "
 	session_timed "$v" "$PROBE_SET" "$query;"
 	[[ $TIMED_OUT =~ ^[0-9]+$ ]] || die "$w/$(vname "$v"): no count from slice $s"
 }
