@@ -46,6 +46,16 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Export only what the server looks up by name (btlayout.map): a new
+# backend's dlopen() then resolves 266 symbols instead of 329, dropping 63
+# of our own, the costliest (each looked up through every library of the
+# server before ours), and internal calls go direct instead of through the
+# PLT.  GNU ld (Linux) only.
+ifeq ($(PORTNAME),linux)
+SHLIB_LINK += -Wl,--version-script=$(srcdir)/btlayout.map
+$(shlib): $(srcdir)/btlayout.map
+endif
+
 # The servers' PGXS builds track no header dependencies: every object is
 # rebuilt when one of ours changes (a struct laid out differently in two
 # objects is a crash, not a build error)
