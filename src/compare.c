@@ -219,7 +219,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->upper_copy = btl_upper_copy > 0 && BtlGetUpperCopy(rel) &&
 		inskey->heapkeyspace;
 	key->note_stale = btl_lookup_relayout && BtlGetLookupRelayout(rel) &&
-		!RecoveryInProgress();
+		btl_lookups_may_write_pages() && !RecoveryInProgress();
 	key->keysz = inskey->keysz;
 	key->nextkey = inskey->nextkey;
 	key->truncated_equal = btl_insertkey_truncated_equal(inskey);

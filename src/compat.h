@@ -89,6 +89,20 @@ typedef RelFileNode BtlRelFileLocator;
 	_bt_get_endpoint((rel), (level), (rightmost), (snapshot))
 #endif
 
+/*
+ * 15 and 16 with old_snapshot_threshold set: a scan whose snapshot is old
+ * errors on any page whose LSN is newer than the snapshot, so a lookup
+ * that rewrites a page (a lookup relayout, which sets its LSN) would make
+ * read-only workloads fail with "snapshot too old" where nbtree's never
+ * do.  Lookups leave pages as they are then; VACUUM still lays them out,
+ * as VACUUM itself changes pages.
+ */
+#if PG_VERSION_NUM >= 170000
+#define btl_lookups_may_write_pages()	true
+#else
+#define btl_lookups_may_write_pages()	(old_snapshot_threshold < 0)
+#endif
+
 /* 17: the backend's local transaction id moved into its vxid */
 #if PG_VERSION_NUM >= 170000
 #define BtlMyLocalTransactionId()	(MyProc->vxid.lxid)
