@@ -22,6 +22,7 @@ OBJS = \
 	src/compare.o \
 	src/search.o \
 	src/recent.o \
+	src/indexstate.o \
 	src/upper.o \
 	src/scan.o \
 	src/scan_pg15.o \

@@ -450,7 +450,7 @@ build_and_install()
 # 3. Unit tests: plain C programs built by the Makefile, run without a server
 #-----------------------------------------------------------------------
 
-readonly UNIT_TESTS=(test/layout_test test/bincmp_test test/page_test)
+readonly UNIT_TESTS=(test/layout_test test/bincmp_test test/page_test test/walk_test)
 
 run_unit()
 {

@@ -156,11 +156,11 @@ INSERT INTO u SELECT 3 * g, g % 40 FROM generate_series(0, 299999) g;
 INSERT INTO v SELECT * FROM u;
 SELECT shapes_wrong(0, 899997, 9973) AS wrong;
 
--- The cap: 12kB holds the images of the top page and of one internal page
--- below it (an image holds what its page holds, not its free space, and
--- the keys of its pivots), of the index used last; a lookup below another internal page searches that
--- page in its buffer, then goes to the leaf, which must prove itself as
--- before
+-- The cap: 12kB holds three images (an image holds what its page holds,
+-- not its free space, and the keys of its pivots), with the copies' hash
+-- tables; a lookup below an internal page the copy has no room for
+-- searches that page in its buffer, then goes to the leaf, which must
+-- prove itself as before
 SET btlayout.upper_copy = '12kB';
 SELECT btlayout_upper_copy_pages('u_k') AS copy_after_new_cap;
 CALL uc_reset();
@@ -203,17 +203,20 @@ CALL k_lookups(898);
 SELECT btlayout_upper_copy_pages('u_k') AS pages, uc_hits() > 900 AS hits,
        uc_misses() > 0 AS misses_after_splits;
 
--- Two indexes in 12kB: the lookups of u_d's keys, all of them, need the
--- room u_k's copy takes, and that copy, used less recently, is dropped.
--- (One lookup per key, through a nested loop: 17 and later hand scans
--- with array keys to nbtree's own search.)
+-- Two indexes in 12kB: the lookups of u_d's keys need the room u_k's
+-- images take.  Those were used a moment ago, so at first none is evicted
+-- (the lookups of u_d search its internal pages in their buffers); once
+-- u_k's images have gone unused for a while (eight times the images held,
+-- at least 64 lookups) the eviction hand takes them, page by page, and
+-- u_d's are made.  (One lookup per key, through a nested loop: 17 and
+-- later hand scans with array keys to nbtree's own search.)
 SET btlayout.upper_copy = '12kB';
 SELECT count(*) FROM u WHERE k = 300000;
 SELECT btlayout_upper_copy_pages('u_k') > 0 AS k_copied;
 SET enable_seqscan = off;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
-SELECT count(*) FROM generate_series(0, 43) g JOIN u ON u.d = g;
+SELECT count(*) FROM generate_series(0, 439) g JOIN u ON u.d = g % 44;
 RESET enable_seqscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
@@ -221,9 +224,45 @@ SELECT btlayout_upper_copy_pages('u_d') > 0 AS d_copied,
        btlayout_upper_copy_pages('u_k') AS k_pages_after_d;
 SET btlayout.upper_copy = '4MB';
 
--- Switched off: by the setting, then by the index's option
+-- Out of memory anywhere in the making of a copy: for n = 1 .. 24 the n-th
+-- allocation of the copies' memory fails (the copy's header, its hash
+-- table, an image, the table grown, the eviction ring), each time from
+-- copies dropped; the lookup that met it fails with the error, and every
+-- lookup after it is right, from whatever the copies were left holding
+CREATE FUNCTION oom_rounds() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  failed int := 0;
+  wrong int := 0;
+BEGIN
+  FOR n IN 1 .. 24 LOOP
+    PERFORM set_config('btlayout.upper_copy', '4MB', false);
+    PERFORM set_config('btlayout.debug_fail_upper_alloc', n::text, false);
+    BEGIN
+      wrong := wrong + shapes_wrong(0, 899997, 99991);
+    EXCEPTION WHEN out_of_memory THEN
+      failed := failed + 1;
+    END;
+    PERFORM set_config('btlayout.debug_fail_upper_alloc', '0', false);
+    wrong := wrong + shapes_wrong(0, 899997, 49991);
+  END LOOP;
+  RETURN format('%s of 24 rounds failed, %s wrong', failed, wrong);
+END
+$$;
+SELECT oom_rounds();
+SELECT shapes_wrong(0, 899997, 9973) AS wrong_after;
+SELECT btlayout_upper_copy_pages('u_k') > 0 AS copied_after;
+DROP FUNCTION oom_rounds();
+
+-- Switched off: by the setting, then by the index's option.  The setting
+-- frees every copy when its transaction ends, before any lookup
+SELECT count(*) FROM u WHERE k = 300000;
+SELECT btlayout_upper_copy_pages('u_k') > 0 AS copy_before_off;
 CALL uc_reset();
 SET btlayout.upper_copy = 0;
+SELECT btlayout_upper_copy_pages('u_k') AS pages_with_setting_off,
+       (SELECT coalesce(sum(total_bytes), 0) <= 8192
+        FROM pg_backend_memory_contexts
+        WHERE name = 'btlayout upper levels') AS memory_freed;
 SELECT shapes_wrong(0, 899997, 19997) AS wrong;
 SELECT uc_hits() AS hits_with_setting_off, uc_misses() AS misses_with_setting_off;
 SET btlayout.upper_copy = '4MB';

@@ -197,18 +197,68 @@ extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
 extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
 						 Snapshot snapshot);
 
-/* recent.c */
+/*
+ * What a backend keeps of one btlayout index it looks up (indexstate.c),
+ * found by the index's identity: its OID, its relation file and, for a
+ * temporary index, its backend.
+ */
+typedef struct BtlRelIdentity
+{
+	Oid			relid;
+	int			backend;		/* rd_backend */
+	BtlRelFileLocator locator;
+} BtlRelIdentity;
+
+/* The identity of rel, padding zeroed: it is hashed and compared whole */
+static inline void
+btl_rel_identity(Relation rel, BtlRelIdentity *id)
+{
+	memset(id, 0, sizeof(BtlRelIdentity));
+	id->relid = RelationGetRelid(rel);
+	id->backend = (int) rel->rd_backend;
+	id->locator = *BtlRelationLocator(rel);
+}
+
+typedef struct BtlUpperCopy BtlUpperCopy;
+
+typedef struct BtlIndexState
+{
+	BtlRelIdentity id;			/* hash key: must be first */
+	uint32		tag;			/* names it in the recent buffers (recent.c) */
+	bool		dead;			/* invalidated: never found again */
+	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
+	uint64		lastuse;
+} BtlIndexState;
+
+/* indexstate.c */
+extern void btl_index_state_init(void);
+extern BtlIndexState *btl_index_state(Relation rel);
+extern BtlIndexState *btl_index_state_by_oid(Oid relid);
+extern void btl_index_state_request_sweep(void);
+extern void btl_index_state_drop_copies(void);
+extern void btl_lookup_begin(void);
+extern void btl_lookup_end(void);
+extern bool btl_lookup_nested(void);
+
+/*
+ * recent.c.  The most entries btlayout.recent_buffers allows: 16 bytes
+ * each, a table of at most 512 MB, within what palloc() gives at once.
+ */
+#define BTL_RECENT_BUFFERS_MAX	(1 << 25)
 extern int	btl_recent_buffers;
+extern void btl_recent_forget_all(void);
 extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
 extern void btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page);
 extern bool btl_recent_hint(Relation rel, BlockNumber blkno,
 							const char **page, uint16 *hikey, uint16 *first);
 
 /* upper.c */
-typedef struct BtlUpperCopy BtlUpperCopy;
 extern int	btl_upper_copy;
 extern void btl_upper_copy_assign(int newval, void *extra);
-extern void btl_upper_invalidate(Datum arg, Oid relid);
+extern int	btl_debug_fail_upper_alloc;
+extern void btl_debug_fail_upper_alloc_assign(int newval, void *extra);
+extern void btl_upper_free_copy(BtlIndexState *state);
+extern void btl_upper_sweep(void);
 extern BtlUpperCopy *btl_upper_copy_of(Relation rel);
 extern bool btl_upper_can_grow(const BtlUpperCopy *copy);
 extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
@@ -258,6 +308,7 @@ extern IndexBulkDeleteResult *btlayout_vacuumcleanup(IndexVacuumInfo *info,
 													 IndexBulkDeleteResult *stats);
 extern void btl_note_stale_page(Relation index, Buffer buf);
 extern void btl_relayout_noted(Relation index);
+extern void btl_relayout_forget(Oid relid);
 
 /* wal.c */
 extern bool btl_wal_records;

@@ -175,15 +175,17 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("btlayout.recent_buffers",
-							"Blocks per btlayout index whose buffer a backend remembers for its descents.",
+							"Index blocks whose buffer a backend remembers for the descents of btlayout indexes.",
 							"A descent pins a page in the buffer it was in last time "
 							"when that buffer still holds it, instead of looking the "
-							"page up in the shared buffer mapping table; 0 turns "
+							"page up in the shared buffer mapping table.  One table "
+							"of 16-byte entries serves all the indexes of a backend, "
+							"growing as it fills up to this many entries; 0 turns "
 							"this off for every index, other values leave it to "
 							"each index's recent_buffers option.",
 							&btl_recent_buffers,
 							262144,
-							0, INT_MAX / (int) sizeof(Buffer),
+							0, BTL_RECENT_BUFFERS_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
@@ -200,6 +202,15 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, btl_upper_copy_assign, NULL);
+	DefineCustomIntVariable("btlayout.debug_fail_upper_alloc",
+							"For tests: the n-th allocation of the copies of upper levels from now on fails.",
+							"It fails as if out of memory; 0 makes none fail.",
+							&btl_debug_fail_upper_alloc,
+							0,
+							0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, btl_debug_fail_upper_alloc_assign, NULL);
 	DefineCustomBoolVariable("btlayout.upper_copy_keys",
 							 "Search the copies of upper levels by their pivots' integer keys.",
 							 "For an index of one integer key column, each internal "
@@ -235,8 +246,8 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("btlayout");
 
-	/* Copies of upper levels go with their index's relcache entry */
-	CacheRegisterRelcacheCallback(btl_upper_invalidate, (Datum) 0);
+	/* What a backend keeps of an index goes with its relcache entry */
+	btl_index_state_init();
 
 	btl_wal_register();
 	btlayout_install_conflict_hook();

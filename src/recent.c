@@ -13,7 +13,10 @@
  * remembers, per block, the buffer it found the page in, and asks
  * ReadRecentBuffer() to pin that buffer again.
  *
- * Nothing is trusted.  ReadRecentBuffer() compares the buffer's tag
+ * Nothing is trusted.  An entry is used only if its buffer is of the kind
+ * the relation's pages live in (a local buffer, negative, for a temporary
+ * index, a shared one otherwise: ReadRecentBuffer() would look in either
+ * by the sign alone), and ReadRecentBuffer() compares the buffer's tag
  * (relation file, fork, block) with the block asked for under the buffer
  * header's lock, and pins the buffer only if it holds that very block,
  * valid; if not, the block is read the ordinary way and its buffer
@@ -22,16 +25,22 @@
  * costs that fallback, nothing else.  The page's contents are then read
  * under its content lock exactly as after ReadBuffer().
  *
- * The maps are backend-local (TopMemoryContext), one per relation file:
- * an array of buffer numbers indexed by block number, grown as blocks are
- * seen, up to btlayout.recent_buffers blocks (blocks past that are read
- * the ordinary way); the last map used is tried first.  btlayout.
- * recent_buffers = 0 or an index's recent_buffers option off leaves the
- * descent to ReadBuffer() (compare.c decides, per search key).  A new relation
- * file of an index gets a new map, and the oldest of BTL_RECENT_MAPS maps
- * makes room.  Statistics are counted as ReadBuffer() counts them.
+ * One table serves every index of the backend: entries of 16 bytes, each
+ * an index's tag (indexstate.c: a number given to the index as this
+ * backend knows it, never given to another while the backend lives), a
+ * block number, the buffer, and two prefetch offsets (below).  It is a
+ * set-associative cache, two entries a set, the set chosen by a hash of
+ * tag and block: finding an entry is one cache line read, remembering one
+ * replaces the older of its set, and an index the backend no longer uses,
+ * or that was dropped or rebuilt (a new tag), just stops being asked for:
+ * its entries are replaced as others need their sets.  There is no limit
+ * on the indexes it serves; the table starts at 16 kB and doubles as it
+ * fills, up to btlayout.recent_buffers entries (16 bytes each).  0 turns
+ * it off, and so does an index's recent_buffers option (compare.c
+ * decides, per search key).  Statistics are counted as ReadBuffer()
+ * counts them.
  *
- * Beside each buffer number, the map keeps where the leaf's high key and
+ * Beside each buffer number, an entry keeps where the leaf's high key and
  * first data item were the last time the leaf proved itself to a lookup
  * from the copy of the upper levels, so that the next such lookup can
  * prefetch them before the pin (btl_recent_hint()).  Those offsets are
@@ -43,118 +52,132 @@
  */
 #include "btlayout.h"
 
+#include "common/hashfn.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-/* Relation files whose buffers a backend remembers */
-#define BTL_RECENT_MAPS		8
+/* Entries a new table has, and entries a set holds */
+#define RECENT_INITIAL_ENTRIES	1024
+#define RECENT_WAYS				2
 
 /*
- * What the backend knows of one block: its buffer, and where the leaf's
- * high key and first data item were when it last proved itself (offsets in
- * the page, 0 if none known).  The offsets are prefetch addresses for the
- * next visit, nothing more (prefetch_named_leaf() in search.c).  Eight
- * bytes, so that one cache line of the map serves the prefetch and then
- * the pin.
+ * What the backend knows of one block of one index: its buffer, and where
+ * the leaf's high key and first data item were when it last proved itself
+ * (offsets in the page, 0 if none known).  tag 0: empty.
  */
 typedef struct BtlRecentEntry
 {
-	Buffer		buffer;			/* InvalidBuffer: none known */
+	uint32		tag;			/* the index's (indexstate.c) */
+	BlockNumber blkno;
+	Buffer		buffer;
 	uint16		hikey;			/* offset of the high key's tuple */
 	uint16		first;			/* offset of the first data item's */
 } BtlRecentEntry;
 
-typedef struct BtlRecentMap
-{
-	BtlRelFileLocator locator;	/* the relation file */
-	BlockNumber nblocks;		/* entries */
-	BtlRecentEntry *entries;	/* by block */
-	uint64		lastuse;		/* for replacing the oldest map */
-} BtlRecentMap;
+StaticAssertDecl(sizeof(BtlRecentEntry) == 16,
+				 "a recent-buffer entry is 16 bytes, as the settings say");
 
-/* GUC btlayout.recent_buffers: blocks remembered per map, 0 for none */
+/* GUC btlayout.recent_buffers: entries per backend, 0 for none */
 int			btl_recent_buffers = 262144;
 
-static BtlRecentMap maps[BTL_RECENT_MAPS];
-static BtlRecentMap *last_map;
-static uint64 use_counter;
+static BtlRecentEntry *table;
+static uint32 nentries;			/* a power of two */
+static uint32 ninserted;		/* entries remembered since the last growth */
 
-/*
- * The map of rel's relation file, made (in place of the oldest) if there is
- * none.
- */
-static BtlRecentMap *
-recent_map(Relation rel)
+/* The largest table at most btlayout.recent_buffers entries */
+static inline uint32
+entries_allowed(void)
 {
-	const BtlRelFileLocator *locator = BtlRelationLocator(rel);
-	BtlRecentMap *oldest = &maps[0];
-	int			i;
+	uint32		cap = (uint32) Max(btl_recent_buffers, RECENT_WAYS);
 
-	for (i = 0; i < BTL_RECENT_MAPS; i++)
-	{
-		if (maps[i].entries != NULL &&
-			memcmp(&maps[i].locator, locator, sizeof(BtlRelFileLocator)) == 0)
-			return &maps[i];
-		if (maps[i].lastuse < oldest->lastuse)
-			oldest = &maps[i];
-	}
+	return (uint32) 1 << pg_leftmost_one_pos32(cap);
+}
 
-	if (oldest->entries != NULL)
-		pfree(oldest->entries);
-	oldest->locator = *locator;
-	oldest->nblocks = 0;
-	oldest->entries = MemoryContextAllocZero(TopMemoryContext,
-											 sizeof(BtlRecentEntry));
-	return oldest;
+static inline BtlRecentEntry *
+set_of(uint32 tag, BlockNumber blkno)
+{
+	uint32		h = murmurhash32(blkno ^ (tag * 0x9E3779B9u));
+
+	return &table[h & (nentries - RECENT_WAYS)];
 }
 
 /*
- * Remember that block blkno of map's relation file is in buffer buf,
- * growing the map if the block is within btlayout.recent_buffers.
+ * A table of n entries (a power of two), keeping what the old one knew
+ * that fits.  The new one is allocated before the old one is let go: an
+ * allocation that fails leaves the old table as it was.
  */
 static void
-recent_remember(BtlRecentMap *map, BlockNumber blkno, Buffer buf)
+resize_table(uint32 n)
 {
-	if (blkno >= map->nblocks)
+	BtlRecentEntry *old = table;
+	uint32		oldn = nentries;
+
+	table = MemoryContextAllocExtended(TopMemoryContext,
+									   (Size) n * sizeof(BtlRecentEntry),
+									   MCXT_ALLOC_ZERO);
+	nentries = n;
+	ninserted = 0;
+	for (uint32 i = 0; old != NULL && i < oldn; i++)
 	{
-		BlockNumber nblocks;
+		BtlRecentEntry *set;
 
-		if (blkno >= (BlockNumber) btl_recent_buffers)
-			return;
-		nblocks = Min(Max(blkno + 1, map->nblocks * 2),
-					  (BlockNumber) btl_recent_buffers);
-		map->entries = repalloc(map->entries,
-								nblocks * sizeof(BtlRecentEntry));
-		memset(map->entries + map->nblocks, 0,
-			   (nblocks - map->nblocks) * sizeof(BtlRecentEntry));
-		map->nblocks = nblocks;
+		if (old[i].tag == 0)
+			continue;
+		set = set_of(old[i].tag, old[i].blkno);
+		for (int w = 0; w < RECENT_WAYS; w++)
+			if (set[w].tag == 0)
+			{
+				set[w] = old[i];
+				break;
+			}
 	}
-	map->entries[blkno].buffer = buf;
-	map->entries[blkno].hikey = 0;
-	map->entries[blkno].first = 0;
+	if (old != NULL)
+		pfree(old);
 }
 
-/* The map of rel's relation file: the last one used, else recent_map() */
-static inline BtlRecentMap *
-map_of(Relation rel)
-{
-	BtlRecentMap *map = last_map;
-
-	if (map == NULL || map->entries == NULL ||
-		memcmp(&map->locator, BtlRelationLocator(rel),
-			   sizeof(BtlRelFileLocator)) != 0)
-		last_map = map = recent_map(rel);
-	return map;
-}
-
-/* The entry of block blkno, if the map covers it */
+/* The entry of block blkno of the index tagged tag, or NULL */
 static inline BtlRecentEntry *
-entry_of(BtlRecentMap *map, BlockNumber blkno)
+lookup(uint32 tag, BlockNumber blkno)
 {
-	if (blkno < map->nblocks && blkno < (BlockNumber) btl_recent_buffers)
-		return &map->entries[blkno];
+	BtlRecentEntry *set;
+
+	if (table == NULL)
+		return NULL;
+	set = set_of(tag, blkno);
+	for (int w = 0; w < RECENT_WAYS; w++)
+		if (set[w].tag == tag && set[w].blkno == blkno)
+			return &set[w];
 	return NULL;
+}
+
+/*
+ * Remember that block blkno of the index tagged tag is in buffer buf, in
+ * place of the older entry of its set.  The table doubles, while it may,
+ * once it has taken in three quarters of its size in new entries since it
+ * last grew: a table that keeps taking entries is one whose blocks do not
+ * fit, or that replaces entries in its fuller sets.
+ */
+static void
+remember(uint32 tag, BlockNumber blkno, Buffer buf)
+{
+	BtlRecentEntry *set;
+
+	uint32		initial = Min(RECENT_INITIAL_ENTRIES, entries_allowed());
+
+	/* a new table, or the setting changed below or past the table */
+	if (table == NULL || nentries > entries_allowed() || nentries < initial)
+		resize_table(initial);
+	else if (ninserted >= nentries / 4 * 3 && nentries < entries_allowed())
+		resize_table(nentries * 2);
+	ninserted++;
+	set = set_of(tag, blkno);
+	set[1] = set[0];
+	set[0].tag = tag;
+	set[0].blkno = blkno;
+	set[0].buffer = buf;
+	set[0].hikey = 0;
+	set[0].first = 0;
 }
 
 /*
@@ -165,12 +188,15 @@ entry_of(BtlRecentMap *map, BlockNumber blkno)
 Buffer
 btl_read_recent(Relation rel, BlockNumber blkno)
 {
-	BtlRecentMap *map = map_of(rel);
-	BtlRecentEntry *entry = entry_of(map, blkno);
+	BtlIndexState *state = btl_index_state(rel);
+	BtlRecentEntry *entry;
 	Buffer		buf;
 
-	map->lastuse = ++use_counter;
+	if (unlikely(state == NULL))
+		return ReadBuffer(rel, blkno);
+	entry = lookup(state->tag, blkno);
 	if (entry != NULL && BufferIsValid(entry->buffer) &&
+		(entry->buffer < 0) == RelationUsesLocalBuffers(rel) &&
 		ReadRecentBuffer(*BtlRelationLocator(rel), MAIN_FORKNUM, blkno,
 						 entry->buffer))
 	{
@@ -182,7 +208,14 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 	}
 
 	buf = ReadBuffer(rel, blkno);
-	recent_remember(map, blkno, buf);
+	if (entry != NULL)
+	{
+		entry->buffer = buf;
+		entry->hikey = 0;
+		entry->first = 0;
+	}
+	else
+		remember(state->tag, blkno, buf);
 	return buf;
 }
 
@@ -190,12 +223,13 @@ btl_read_recent(Relation rel, BlockNumber blkno)
  * A leaf of rel, block blkno, has just proved itself, read-locked in the
  * buffer it is in: note where its high key and first data item are, for
  * prefetch_named_leaf() on the next visit.  Written only when they moved,
- * so that a lookup of an unchanged page only reads the map.
+ * so that a lookup of an unchanged page only reads the table.
  */
 void
 btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page)
 {
-	BtlRecentEntry *entry = entry_of(map_of(rel), blkno);
+	BtlIndexState *state = btl_index_state(rel);
+	BtlRecentEntry *entry = state ? lookup(state->tag, blkno) : NULL;
 	uint16		hikey = ItemIdGetOffset(PageGetItemId(page, P_HIKEY));
 	uint16		first = ItemIdGetOffset(PageGetItemId(page,
 													  P_FIRSTDATAKEY(BTPageGetOpaque(page))));
@@ -219,12 +253,21 @@ bool
 btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
 				uint16 *hikey, uint16 *first)
 {
-	BtlRecentEntry *entry = entry_of(map_of(rel), blkno);
+	BtlIndexState *state = btl_index_state(rel);
+	BtlRecentEntry *entry = state ? lookup(state->tag, blkno) : NULL;
 
-	if (entry == NULL || entry->buffer <= 0)
+	if (entry == NULL || entry->buffer <= 0 || entry->buffer > NBuffers)
 		return false;
 	*page = (const char *) BufferGetBlock(entry->buffer);
 	*hikey = entry->hikey;
 	*first = entry->first;
 	return true;
+}
+
+/* Forget every entry (indexstate.c, before it gives tags anew) */
+void
+btl_recent_forget_all(void)
+{
+	if (table != NULL)
+		memset(table, 0, (Size) nentries * sizeof(BtlRecentEntry));
 }

@@ -91,9 +91,19 @@ page_needs_relayout(Page page, BtlLayout layout, bool all, BtlPagePlan *plan)
 /*
  * Put the page held (pinned, unlocked) in buf in the layout if it needs it
  * (see page_needs_relayout).  Returns whether it was rewritten.
+ *
+ * A lookup relayout (conditional) takes the exclusive lock only if it is
+ * free at once, and leaves the page as it is otherwise.  The scan that
+ * noted the page may be nested in another search of the same index that
+ * holds the page's share lock now (a comparison function of an operator
+ * class running a query): waiting for the exclusive lock would wait on
+ * this very backend, forever and uncancellably, where nbtree alone, which
+ * takes only share locks to read, goes on.  Skipping costs only speed: a
+ * page out of layout is searched through its line pointers.
  */
 static bool
-relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
+relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all,
+				bool conditional)
 {
 	Page		page = BufferGetPage(buf);
 	BtlPagePlan plan;
@@ -105,7 +115,10 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
 	if (!needed)
 		return false;
 
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (!conditional)
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	else if (!ConditionalLockBuffer(buf))
+		return false;
 	needed = page_needs_relayout(page, layout, all, &plan);
 	if (needed)
 	{
@@ -129,10 +142,16 @@ relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
  * were, with what they looked like then (LSN, pd_lower and pd_upper:
  * inserts change pd_lower even on unlogged indexes, which have no LSNs).
  * Both are plain backend-local memory: noting costs no shared state.
+ * Pages are named by their index's identity (indexstate.c says why a
+ * relation file alone does not name one) and block, and a relcache
+ * invalidation of an index forgets its pages (btl_relayout_forget()): no
+ * note of a dropped or rebuilt index is taken for its successor's.  A
+ * note is only a hint anyway: relayout_buffer() decides on the page,
+ * under its lock.
  */
 typedef struct BtlNotedPage
 {
-	Oid			relid;
+	BtlRelIdentity id;
 	BlockNumber blkno;
 	XLogRecPtr	lsn;
 	LocationIndex lower;
@@ -148,9 +167,16 @@ static LocalTransactionId noted_lxid;	/* the transaction that noted them */
 static BtlNotedPage checked[BTL_CHECKED_PAGES];
 
 static inline BtlNotedPage *
-checked_slot(Oid relid, BlockNumber blkno)
+checked_slot(const BtlRelIdentity *id, BlockNumber blkno)
 {
-	return &checked[(blkno * 31 + relid) % BTL_CHECKED_PAGES];
+	return &checked[(blkno * 31 + id->relid) % BTL_CHECKED_PAGES];
+}
+
+static inline bool
+same_page(const BtlNotedPage *a, const BtlNotedPage *b)
+{
+	return a->blkno == b->blkno &&
+		memcmp(&a->id, &b->id, sizeof(BtlRelIdentity)) == 0;
 }
 
 /* The page as it is now, in buf (locked), under its name */
@@ -159,7 +185,7 @@ describe_page(Relation index, Buffer buf, BtlNotedPage *p)
 {
 	PageHeader	hdr = (PageHeader) BufferGetPage(buf);
 
-	p->relid = RelationGetRelid(index);
+	btl_rel_identity(index, &p->id);
 	p->blkno = BufferGetBlockNumber(buf);
 	p->lsn = PageGetLSN(BufferGetPage(buf));
 	p->lower = hdr->pd_lower;
@@ -186,14 +212,29 @@ btl_note_stale_page(Relation index, Buffer buf)
 		BtlGetLayout(index) == BTL_LAYOUT_NONE)
 		return;
 	describe_page(index, buf, &page);
-	c = checked_slot(page.relid, page.blkno);
-	if (c->relid == page.relid && c->blkno == page.blkno &&
+	c = checked_slot(&page.id, page.blkno);
+	if (same_page(c, &page) &&
 		c->lsn == page.lsn && c->lower == page.lower && c->upper == page.upper)
 		return;
 	for (int i = 0; i < nnoted; i++)
-		if (noted[i].relid == page.relid && noted[i].blkno == page.blkno)
+		if (same_page(&noted[i], &page))
 			return;
 	noted[nnoted++] = page;
+}
+
+/* A relcache invalidation of relid (or of all): forget its pages */
+void
+btl_relayout_forget(Oid relid)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < nnoted; i++)
+		if (relid != InvalidOid && noted[i].id.relid != relid)
+			noted[kept++] = noted[i];
+	nnoted = kept;
+	for (int i = 0; i < BTL_CHECKED_PAGES; i++)
+		if (relid == InvalidOid || checked[i].id.relid == relid)
+			memset(&checked[i], 0, sizeof(BtlNotedPage));
 }
 
 /*
@@ -205,6 +246,7 @@ void
 btl_relayout_noted(Relation index)
 {
 	BtlLayout	layout;
+	BtlRelIdentity id;
 	int			kept = 0;
 
 	if (nnoted == 0)
@@ -215,11 +257,12 @@ btl_relayout_noted(Relation index)
 		nnoted = 0;
 		return;
 	}
+	btl_rel_identity(index, &id);
 	for (int i = 0; i < nnoted; i++)
 	{
 		Buffer		buf;
 
-		if (noted[i].relid != RelationGetRelid(index))
+		if (memcmp(&noted[i].id, &id, sizeof(id)) != 0)
 		{
 			noted[kept++] = noted[i];
 			continue;
@@ -230,10 +273,10 @@ btl_relayout_noted(Relation index)
 			continue;
 
 		buf = ReadBuffer(index, noted[i].blkno);
-		if (relayout_buffer(index, buf, layout, false))
+		if (relayout_buffer(index, buf, layout, false, true))
 			btl_search_counters.lookup_relayouts++;
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		describe_page(index, buf, checked_slot(noted[i].relid, noted[i].blkno));
+		describe_page(index, buf, checked_slot(&id, noted[i].blkno));
 		UnlockReleaseBuffer(buf);
 	}
 	nnoted = kept;
@@ -267,7 +310,7 @@ btl_relayout_index(Relation index, BufferAccessStrategy strategy,
 
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 strategy);
-		if (relayout_buffer(index, buf, layout, all))
+		if (relayout_buffer(index, buf, layout, all, false))
 			rewritten++;
 		ReleaseBuffer(buf);
 	}

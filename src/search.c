@@ -810,7 +810,6 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 				_bt_relbuf(rel, ibuf);
 				break;
 			}
-			btl_test_for_old_snapshot(snapshot, rel, page);
 		}
 		opaque = BTPageGetOpaque(page);
 		if (opaque->btpo_level == 0 ||
@@ -820,6 +819,16 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 				_bt_relbuf(rel, ibuf);
 			break;
 		}
+
+		/*
+		 * A page read in its buffer is tested for an old snapshot as a
+		 * descent tests each page it uses, and only once it proved to be one
+		 * to use: a page a stale copy names may be anything, and no other
+		 * page than those nbtree's descent would read may raise "snapshot
+		 * too old".
+		 */
+		if (BufferIsValid(ibuf))
+			btl_test_for_old_snapshot(snapshot, rel, page);
 		level = opaque->btpo_level - 1;
 		if (keys != NULL && key->upper_keys)
 			blkno = downlink_by_keys(keys, key);
@@ -893,8 +902,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
  * in the copy (after moving right, so the image is of the page it used),
  * the first one as where the copy's descents start.
  */
-Buffer
-btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+static Buffer
+descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 {
 	Buffer		buf;
 	bool		top = true;
@@ -937,5 +946,20 @@ btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key);
 	}
 
+	return buf;
+}
+
+/*
+ * btl_search() proper: descend(), counted as a lookup under way, during
+ * which nothing this backend keeps of any index is freed (indexstate.c).
+ */
+Buffer
+btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+{
+	Buffer		buf;
+
+	btl_lookup_begin();
+	buf = descend(rel, key, snapshot);
+	btl_lookup_end();
 	return buf;
 }

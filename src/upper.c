@@ -53,23 +53,27 @@
  * decides, per search key).  Both shapes, keys and prefixes, are the
  * index's (btl_index_kind() in compare.c), whichever search makes a copy.
  *
- * Memory: the images are made in a memory context per index under
- * TopMemoryContext, at most btlayout.upper_copy kilobytes of images in all
- * copies of a backend; past that a descent drops the least recently used
- * other index's copy, and if it is the only one, stops adding images to it
- * (a walk that reaches a page it lacks then searches that page in its
- * buffer: search_copy() in search.c) until memory is freed.  At most
- * BTL_UPPER_COPIES indexes have copies; the least recently used makes room.
- * The images of a copy are allocated one after the other in blocks of
- * UPPER_BLOCK_SIZE (a generation context: no rounding up), and a block is
- * freed only when all of it is; an image made again because its page
- * changed leaves a hole.  So a copy whose blocks hold more than twice what
- * it keeps (its images and its hash table) and a block starts over: the
- * descents that pass its pages make their images again.  A backend's
- * copies thus take at most twice the setting and their hash tables, and
- * a block per copy.
+ * Memory: one memory context holds every copy of the backend, each hung
+ * on its index's entry (indexstate.c), with no limit on how many indexes
+ * have one.  Everything in it (images, hash tables) counts, by the chunk
+ * sizes it takes, against btlayout.upper_copy kilobytes per backend.  At
+ * the cap, room is made a page at a time: an eviction hand goes round all
+ * images of all copies and takes those no lookup has used for a while
+ * (make_room() says how long, and why a miss's work stays bounded); if it
+ * finds none, the copies stop taking images for a while, and a walk that
+ * reaches a page its copy lacks searches that page in its buffer
+ * (search_copy() in search.c).  An index the backend stops using thus
+ * gives its room back page by page to the indexes it uses now, and a set
+ * of indexes whose upper levels fit is never evicted, however many
+ * indexes that is.  A copy goes whole only with its index's entry (a
+ * relcache invalidation: REINDEX, TRUNCATE, DROP, a changed option).
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
+ *
+ * Nothing is freed or replaced while a lookup may be reading it: a lookup
+ * nested in another (a comparison function running a query) neither makes
+ * nor evicts images, and copies are freed only when no lookup is under way
+ * (indexstate.c).
  *
  * src/upper.c
  *
@@ -82,11 +86,11 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-/* Indexes whose upper levels a backend copies */
-#define BTL_UPPER_COPIES	8
+/* Steps the eviction hand may take for one image (see make_room()) */
+#define CLOCK_STEPS			32
 
-/* The blocks a copy's memory context allocates */
-#define UPPER_BLOCK_SIZE	(64 * 1024)
+/* Lookups without trying again after make_room() found nothing to evict */
+#define FULL_BACKOFF		256
 
 /*
  * One page image: this header, then the compact page (MAXALIGNed), then
@@ -96,6 +100,10 @@ typedef struct UpperImage
 {
 	uint64		version;		/* the page's LSN when the image was made, or
 								 * (!logged) its page_digest() */
+	uint64		lastuse;		/* the lookup that used it last (lookups) */
+	BtlUpperCopy *copy;			/* whose image it is */
+	BlockNumber blkno;			/* of which page */
+	uint32		ringpos;		/* where in ring[] */
 	uint32		size;			/* bytes of the whole image, header included */
 	uint16		prefixoff;		/* where the prefix is, from the page */
 	uint16		prefixlen;
@@ -107,27 +115,20 @@ typedef struct UpperImage
 #define IMAGE_PAGE(img) ((Page) ((char *) (img) + MAXALIGN(sizeof(UpperImage))))
 
 /*
- * The copy of one index: images by block number, in an open-addressing
- * hash table (linear probing) of nslots slots, a power of two at least
- * twice the pages held.
+ * The copy of one index (hung on its entry, indexstate.c): images by block
+ * number, in an open-addressing hash table (linear probing) of nslots
+ * slots, a power of two at least twice the pages held.
  */
 struct BtlUpperCopy
 {
-	Oid			indexoid;
-	BtlRelFileLocator locator;	/* the index's relation file */
-	MemoryContext cxt;			/* holds everything below; NULL: slot free */
 	bool		bytewise;		/* keys stored without their page's prefix */
 	int			keywidth;		/* images have keys (make_keys()) of an
 								 * integer column this wide; 0: none */
-	bool		full;			/* an image found no room */
 	BlockNumber start;			/* the top page descents searched last */
 	uint32		nslots;
 	uint32		npages;
-	Size		bytes;			/* of its images */
 	BlockNumber *blknos;		/* by slot; InvalidBlockNumber: empty */
 	UpperImage **images;		/* by slot */
-	uint64		lastuse;
-	bool		dropped;		/* invalidated; freed by the next lookup */
 };
 
 /* GUC btlayout.upper_copy: kilobytes of images per backend, 0 for none */
@@ -136,65 +137,34 @@ int			btl_upper_copy = 4096;
 /* GUC btlayout.upper_copy_keys: search images through their keys */
 bool		btl_upper_copy_keys = true;
 
-static BtlUpperCopy copies[BTL_UPPER_COPIES];
-static BtlUpperCopy *last_copy;
-static Size total_bytes;
-static uint64 use_counter;
-static bool drops_pending = false;
-
-static void
-drop_copy(BtlUpperCopy *copy)
-{
-	if (copy->cxt == NULL)
-		return;
-	total_bytes -= copy->bytes;
-	MemoryContextDelete(copy->cxt);
-	copy->cxt = NULL;
-	copy->npages = 0;
-	copy->bytes = 0;
-	copy->dropped = false;
-	if (last_copy == copy)
-		last_copy = NULL;
-	for (int i = 0; i < BTL_UPPER_COPIES; i++)
-		copies[i].full = false;
-}
-
-/* Free the copies invalidation has dropped */
-static void
-sweep(void)
-{
-	for (int i = 0; i < BTL_UPPER_COPIES; i++)
-		if (copies[i].dropped)
-			drop_copy(&copies[i]);
-	drops_pending = false;
-}
-
 /*
- * Relcache invalidation of relid, or of every relation (InvalidOid);
- * registered by _PG_init().  The copies are only marked: a lookup that is
- * searching one of them can get here (a comparison function's catalog
- * lookup takes a lock, which accepts invalidation messages), so the memory
- * stays until the next lookup begins, and the one under way finishes on
- * the images it has, whose answer its leaf still has to prove.
+ * GUC btlayout.debug_fail_upper_alloc: for tests, the n-th allocation of
+ * the copies' memory from now on fails as if out of memory (0: none), so
+ * that every allocation a copy makes can be made to fail in turn.
  */
-void
-btl_upper_invalidate(Datum arg, Oid relid)
-{
-	for (int i = 0; i < BTL_UPPER_COPIES; i++)
-		if (copies[i].cxt != NULL &&
-			(relid == InvalidOid || copies[i].indexoid == relid))
-		{
-			copies[i].dropped = true;
-			drops_pending = true;
-		}
-}
+int			btl_debug_fail_upper_alloc = 0;
+static int	allocs_until_failure;
 
-/* GUC assign hook of btlayout.upper_copy: a new cap starts from nothing */
-void
-btl_upper_copy_assign(int newval, void *extra)
-{
-	btl_upper_invalidate((Datum) 0, InvalidOid);
-}
+/* Where every copy, table and image is allocated */
+static MemoryContext upper_cxt;
+
+/* Bytes of upper_cxt's chunks held by copies, tables and images */
+static Size total_bytes;
+
+/* Every image, in the order the eviction hand visits them */
+static UpperImage **ring;
+static uint32 nring;
+static uint32 ring_size;
+static uint32 hand;
+
+/* Lookups that searched a copy, for the images' last use */
+static uint64 lookups;
+
+/* No image is admitted at the cap before this lookup (make_room()) */
+static uint64 full_until;
+
+/* Every copy is to go (the setting changed) */
+static bool drop_all_pending;
 
 /* The bytes all images may take, from btlayout.upper_copy */
 static inline Size
@@ -203,50 +173,131 @@ max_bytes(void)
 	return (Size) btl_upper_copy * 1024;
 }
 
-/*
- * The copy of rel, or NULL if it has none.  The last one used is tried
- * first.
- */
-BtlUpperCopy *
-btl_upper_copy_of(Relation rel)
+/* GUC assign hook of btlayout.debug_fail_upper_alloc */
+void
+btl_debug_fail_upper_alloc_assign(int newval, void *extra)
 {
-	BtlUpperCopy *copy;
+	allocs_until_failure = newval;
+}
 
-	if (unlikely(drops_pending))
-		sweep();
-	copy = last_copy;
-	if (copy == NULL || copy->indexoid != RelationGetRelid(rel) ||
-		memcmp(&copy->locator, BtlRelationLocator(rel),
-			   sizeof(BtlRelFileLocator)) != 0)
-	{
-		copy = NULL;
-		for (int i = 0; i < BTL_UPPER_COPIES; i++)
-		{
-			if (copies[i].cxt != NULL &&
-				copies[i].indexoid == RelationGetRelid(rel) &&
-				memcmp(&copies[i].locator, BtlRelationLocator(rel),
-					   sizeof(BtlRelFileLocator)) == 0)
-			{
-				copy = &copies[i];
-				break;
-			}
-		}
-		if (copy == NULL)
-			return NULL;
-		last_copy = copy;
-	}
-	copy->lastuse = ++use_counter;
-	return copy;
+/* An allocation of the copies' memory is about to be made */
+static inline void
+before_alloc(void)
+{
+	if (unlikely(allocs_until_failure > 0) && --allocs_until_failure == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failure injected by btlayout.debug_fail_upper_alloc.")));
+}
+
+static void *
+upper_alloc(Size size)
+{
+	void	   *p;
+
+	before_alloc();
+
+	/*
+	 * Small blocks: an allocation past a quarter of the largest block (an
+	 * image of any but a small page) gets a block of its own, of its own
+	 * size, given back to malloc when it is freed, so that the chunks
+	 * counted are about the bytes asked for and evicted images leave no
+	 * holes.
+	 */
+	if (upper_cxt == NULL)
+		upper_cxt = AllocSetContextCreate(TopMemoryContext,
+										  "btlayout upper levels",
+										  ALLOCSET_SMALL_SIZES);
+	p = MemoryContextAlloc(upper_cxt, size);
+	total_bytes += GetMemoryChunkSpace(p);
+	return p;
+}
+
+static void
+upper_free(void *p)
+{
+	total_bytes -= GetMemoryChunkSpace(p);
+	pfree(p);
+}
+
+/* Take img out of the ring and free it (its copy's slot is the caller's) */
+static void
+free_image(UpperImage *img)
+{
+	Assert(ring[img->ringpos] == img);
+	ring[img->ringpos] = ring[--nring];
+	ring[img->ringpos]->ringpos = img->ringpos;
+	if (hand >= nring)
+		hand = 0;
+	img->copy->npages--;
+	upper_free(img);
+}
+
+/* Free the copy of an index entry and all its images (indexstate.c) */
+void
+btl_upper_free_copy(BtlIndexState *state)
+{
+	BtlUpperCopy *copy = state->copy;
+
+	if (copy == NULL)
+		return;
+	for (uint32 s = 0; s < copy->nslots; s++)
+		if (copy->blknos[s] != InvalidBlockNumber)
+			free_image(copy->images[s]);
+	upper_free(copy->blknos);
+	upper_free(copy->images);
+	upper_free(copy);
+	state->copy = NULL;
 }
 
 /*
- * Can the copy take more images: did it not fail to take one since memory
- * was last freed?
+ * Drop every copy if the setting changed (indexstate.c calls this when no
+ * lookup is under way).
+ */
+void
+btl_upper_sweep(void)
+{
+	if (!drop_all_pending)
+		return;
+	btl_index_state_drop_copies();
+	drop_all_pending = false;
+	full_until = 0;
+}
+
+/*
+ * GUC assign hook of btlayout.upper_copy: a new cap starts from nothing.
+ * A lookup may be searching a copy now (a comparison function can set
+ * the setting), so the copies are dropped when none is under way: at the
+ * start of the next lookup or at the end of the transaction, whichever
+ * comes first (with 0, no lookup uses them, and the transaction's end
+ * frees them).
+ */
+void
+btl_upper_copy_assign(int newval, void *extra)
+{
+	drop_all_pending = true;
+	btl_index_state_request_sweep();
+}
+
+/* The copy of rel, or NULL if it has none */
+BtlUpperCopy *
+btl_upper_copy_of(Relation rel)
+{
+	BtlIndexState *state = btl_index_state(rel);
+
+	lookups++;
+	return state ? state->copy : NULL;
+}
+
+/*
+ * Can the copies take more images: is the cap not reached, or did
+ * make_room() find an image to evict the last time it looked?
  */
 bool
 btl_upper_can_grow(const BtlUpperCopy *copy)
 {
-	return !copy->full;
+	return lookups >= full_until;
 }
 
 /*
@@ -271,7 +322,7 @@ slot_of(const BtlUpperCopy *copy, BlockNumber blkno)
  * InvalidBlockNumber, the start of a copy made below the top of a descent,
  * which marks empty slots).  Its keys were stored without the *prefixlen
  * bytes at *prefix (0: whole); *keys are its pivots' keys, or NULL if it
- * has none (make_keys()).
+ * has none (make_keys()).  The image counts as used by this lookup.
  */
 Page
 btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
@@ -285,6 +336,7 @@ btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 		{
 			UpperImage *img = copy->images[s];
 
+			img->lastuse = lookups;
 			*prefix = (const char *) IMAGE_PAGE(img) + img->prefixoff;
 			*prefixlen = img->prefixlen;
 			*keys = img->keysoff == 0 ? NULL :
@@ -301,85 +353,87 @@ btl_upper_bytewise(const BtlUpperCopy *copy)
 	return copy->bytewise;
 }
 
+/* The empty hash table of nslots slots of a copy */
+static void
+alloc_table(uint32 nslots, BlockNumber **blknos, UpperImage ***images)
+{
+	*blknos = upper_alloc(nslots * sizeof(BlockNumber));
+	memset(*blknos, 0xFF, nslots * sizeof(BlockNumber));
+	PG_TRY();
+	{
+		*images = upper_alloc(nslots * sizeof(UpperImage *));
+	}
+	PG_CATCH();
+	{
+		upper_free(*blknos);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	memset(*images, 0, nslots * sizeof(UpperImage *));
+}
+
 /*
- * Make the (empty) copy of rel, in place of the least recently used one.
- * bytewise: its keys may be stored without their page's prefix; keywidth:
- * the width of the integer key column whose keys its images hold, 0 if
- * none.  Both are the index's (btl_upper_remember()).
+ * Make the (empty) copy of the index whose entry is state.  bytewise: its
+ * keys may be stored without their page's prefix; keywidth: the width of
+ * the integer key column whose keys its images hold, 0 if none.  Both are
+ * the index's (btl_upper_remember()).  Everything is allocated before the
+ * copy is hung on the entry: an allocation that fails leaves none.
  */
 static BtlUpperCopy *
-new_copy(Relation rel, bool bytewise, int keywidth)
+new_copy(BtlIndexState *state, bool bytewise, int keywidth)
 {
-	BtlUpperCopy *copy = &copies[0];
+	BtlUpperCopy *copy = upper_alloc(sizeof(BtlUpperCopy));
 
-	for (int i = 0; i < BTL_UPPER_COPIES; i++)
+	PG_TRY();
 	{
-		if (copies[i].cxt == NULL)
-		{
-			copy = &copies[i];
-			break;
-		}
-		if (copies[i].lastuse < copy->lastuse)
-			copy = &copies[i];
+		alloc_table(16, &copy->blknos, &copy->images);
 	}
-	drop_copy(copy);
-
-	/*
-	 * A generation context: images of many sizes, each taking what it asks
-	 * for (an AllocSet would round them up to powers of two), and freed
-	 * together.
-	 */
-	copy->cxt = GenerationContextCreate(TopMemoryContext,
-										"btlayout upper levels",
-										0, UPPER_BLOCK_SIZE, UPPER_BLOCK_SIZE);
-	copy->indexoid = RelationGetRelid(rel);
-	copy->locator = *BtlRelationLocator(rel);
-	copy->bytewise = bytewise;
-	copy->keywidth = keywidth;
-	copy->full = false;
-	copy->start = InvalidBlockNumber;
+	PG_CATCH();
+	{
+		upper_free(copy);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	copy->nslots = 16;
 	copy->npages = 0;
-	copy->bytes = 0;
-	copy->blknos = MemoryContextAlloc(copy->cxt,
-									  copy->nslots * sizeof(BlockNumber));
-	memset(copy->blknos, 0xFF, copy->nslots * sizeof(BlockNumber));
-	copy->images = MemoryContextAllocZero(copy->cxt,
-										  copy->nslots * sizeof(UpperImage *));
-	copy->lastuse = ++use_counter;
-	last_copy = copy;
+	copy->bytewise = bytewise;
+	copy->keywidth = keywidth;
+	copy->start = InvalidBlockNumber;
+	state->copy = copy;
 	return copy;
 }
 
-/* Double the slots of copy's hash table */
+/*
+ * Double the slots of copy's hash table.  The new table is allocated and
+ * filled before the copy takes it: an allocation that fails leaves the
+ * copy as it was.
+ */
 static void
 grow_copy(BtlUpperCopy *copy)
 {
-	uint32		oldslots = copy->nslots;
-	BlockNumber *oldblknos = copy->blknos;
-	UpperImage **oldimages = copy->images;
+	uint32		nslots = copy->nslots * 2;
+	BlockNumber *blknos;
+	UpperImage **images;
 
-	copy->nslots = oldslots * 2;
-	copy->blknos = MemoryContextAlloc(copy->cxt,
-									  copy->nslots * sizeof(BlockNumber));
-	memset(copy->blknos, 0xFF, copy->nslots * sizeof(BlockNumber));
-	copy->images = MemoryContextAllocZero(copy->cxt,
-										  copy->nslots * sizeof(UpperImage *));
-	for (uint32 i = 0; i < oldslots; i++)
+	alloc_table(nslots, &blknos, &images);
+	for (uint32 i = 0; i < copy->nslots; i++)
 	{
 		uint32		s;
 
-		if (oldblknos[i] == InvalidBlockNumber)
+		if (copy->blknos[i] == InvalidBlockNumber)
 			continue;
-		for (s = slot_of(copy, oldblknos[i]);
-			 copy->blknos[s] != InvalidBlockNumber;
-			 s = (s + 1) & (copy->nslots - 1))
+		for (s = murmurhash32(copy->blknos[i]) & (nslots - 1);
+			 blknos[s] != InvalidBlockNumber;
+			 s = (s + 1) & (nslots - 1))
 			;
-		copy->blknos[s] = oldblknos[i];
-		copy->images[s] = oldimages[i];
+		blknos[s] = copy->blknos[i];
+		images[s] = copy->images[i];
 	}
-	pfree(oldblknos);
-	pfree(oldimages);
+	upper_free(copy->blknos);
+	upper_free(copy->images);
+	copy->blknos = blknos;
+	copy->images = images;
+	copy->nslots = nslots;
 }
 
 /*
@@ -393,10 +447,7 @@ remove_image(BtlUpperCopy *copy, uint32 s)
 	uint32		mask = copy->nslots - 1;
 	uint32		hole = s;
 
-	copy->bytes -= copy->images[s]->size;
-	total_bytes -= copy->images[s]->size;
-	pfree(copy->images[s]);
-	copy->npages--;
+	free_image(copy->images[s]);
 	for (uint32 j = (s + 1) & mask; copy->blknos[j] != InvalidBlockNumber;
 		 j = (j + 1) & mask)
 	{
@@ -413,25 +464,63 @@ remove_image(BtlUpperCopy *copy, uint32 s)
 	copy->images[hole] = NULL;
 }
 
+/* The slot of block blkno in the copy (its image's, or the empty one) */
+static inline uint32
+find_slot(const BtlUpperCopy *copy, BlockNumber blkno)
+{
+	uint32		s;
+
+	for (s = slot_of(copy, blkno);
+		 copy->blknos[s] != InvalidBlockNumber && copy->blknos[s] != blkno;
+		 s = (s + 1) & (copy->nslots - 1))
+		;
+	return s;
+}
+
 /*
- * Is there room for an image of size bytes, for copy: if not, drop the
- * least recently used other copy that holds images, as long as one does.
+ * Is there room for size more bytes, for copy: if not, evict cold images,
+ * of any copy but this one's page being made, one at a time.
+ *
+ * Eviction is by page, with a clock: the hand goes round every image of
+ * every copy, and takes one that no lookup has used in the last
+ * horizon lookups, horizon being eight times the images held (at least
+ * 64).  An image of an index the backend has stopped using goes within
+ * a few rounds; an image of a page lookups keep passing stays: when the
+ * pages the lookups pass are more than the cap holds, which ones are kept
+ * matters less than not making images over and over (each miss then costs
+ * a page in its buffer, search_copy()), and as long as they are fewer than
+ * eight times what it holds they are all used within the horizon.  One
+ * call looks at CLOCK_STEPS images at most; if it finds none to take, no
+ * image is admitted during the next FULL_BACKOFF lookups, which search the
+ * pages the copies lack in their buffers.  So a miss costs a bounded
+ * amount of work, however many indexes and images there are.
  */
 static bool
-make_room(BtlUpperCopy *copy, Size size)
+make_room(Size size)
 {
+	uint64		horizon = Max((uint64) nring * 8, 64);
+	int			steps = 0;
+
 	while (total_bytes + size > max_bytes())
 	{
-		BtlUpperCopy *victim = NULL;
+		UpperImage *img;
+		BtlUpperCopy *owner;
 
-		for (int i = 0; i < BTL_UPPER_COPIES; i++)
-			if (&copies[i] != copy && copies[i].cxt != NULL &&
-				copies[i].npages > 0 &&
-				(victim == NULL || copies[i].lastuse < victim->lastuse))
-				victim = &copies[i];
-		if (victim == NULL)
+		if (nring == 0 || steps++ >= CLOCK_STEPS)
+		{
+			full_until = lookups + FULL_BACKOFF;
 			return false;
-		drop_copy(victim);
+		}
+		if (hand >= nring)
+			hand = 0;
+		img = ring[hand];
+		if (img->lastuse + horizon > lookups)
+		{
+			hand++;
+			continue;
+		}
+		owner = img->copy;
+		remove_image(owner, find_slot(owner, img->blkno));
 	}
 	return true;
 }
@@ -620,8 +709,8 @@ make_keys(Page src, int width, int nkeys, BtlUpperKeys *keys)
 }
 
 /*
- * Make the image of internal page src (read-locked by the caller) in cxt;
- * NULL if the page's header or line pointers are not those of an index
+ * Make the image of internal page src (read-locked by the caller); NULL if
+ * the page's header or line pointers are not those of an index
  * page, which the descent's own checks will report.
  *
  * The image is the page without its free space: the header and line
@@ -639,7 +728,7 @@ make_keys(Page src, int width, int nkeys, BtlUpperKeys *keys)
  * not is below or above every pivot of the page (search.c).
  */
 static UpperImage *
-make_image(MemoryContext cxt, Page src, bool bytewise, int keywidth)
+make_image(Page src, bool bytewise, int keywidth)
 {
 	PageHeader	hdr = (PageHeader) src;
 	ImageItem	items[MaxIndexTuplesPerPage];
@@ -727,7 +816,7 @@ make_image(MemoryContext cxt, Page src, bool bytewise, int keywidth)
 	if (nkeys >= 0)
 		size = keysoff + keys_size(nkeys, keywidth);
 
-	img = MemoryContextAlloc(cxt, size);
+	img = upper_alloc(size);
 	img->size = (uint32) size;
 	img->prefixlen = (uint16) prefixlen;
 	img->keysoff = 0;
@@ -828,22 +917,29 @@ void
 btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 				   int keywidth)
 {
-	BtlUpperCopy *copy = btl_upper_copy_of(rel);
+	BtlIndexState *state;
+	BtlUpperCopy *copy;
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	bool		logged = RelationNeedsWAL(rel);
 	uint64		version;
 	UpperImage *img;
 	uint32		s;
 
+	/*
+	 * Not in a nested lookup (a comparison function's query): the outer one
+	 * may be searching an image this would replace or evict.
+	 */
+	if (btl_lookup_nested())
+		return;
+	state = btl_index_state(rel);
+	if (state == NULL)
+		return;
+	copy = state->copy;
 	if (copy == NULL)
-		copy = new_copy(rel, bytewise, keywidth);
+		copy = new_copy(state, bytewise, keywidth);
 	if (top)
 		copy->start = blkno;
-
-	for (s = slot_of(copy, blkno);
-		 copy->blknos[s] != InvalidBlockNumber && copy->blknos[s] != blkno;
-		 s = (s + 1) & (copy->nslots - 1))
-		;
+	s = find_slot(copy, blkno);
 
 	/*
 	 * Is the page unchanged since its image was made?  Every change of a
@@ -864,42 +960,73 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 		page_digest(BufferGetPage(buf));
 	if (copy->blknos[s] == blkno)
 	{
-		if (copy->images[s]->logged == logged &&
-			copy->images[s]->version == version)
+		UpperImage *old = copy->images[s];
+
+		old->lastuse = lookups;
+		if (old->logged == logged && old->version == version)
 			return;
 		remove_image(copy, s);
 	}
+	if (!btl_upper_can_grow(copy))
+		return;
 
-	img = make_image(copy->cxt, BufferGetPage(buf), copy->bytewise,
-					 copy->keywidth);
+	img = make_image(BufferGetPage(buf), copy->bytewise, copy->keywidth);
 	if (img == NULL)
 		return;
 	img->version = version;
 	img->logged = logged;
-	if (!make_room(copy, img->size))
+	img->lastuse = lookups;
+	img->copy = copy;
+	img->blkno = blkno;
+
+	/*
+	 * Everything the image needs is allocated before it is published: an
+	 * allocation that fails leaves the copy and the ring as they were.
+	 */
+	PG_TRY();
 	{
-		pfree(img);
-		copy->full = true;
-		return;
+		if (!make_room(0))
+		{
+			upper_free(img);
+			img = NULL;
+		}
+		else
+		{
+			if ((copy->npages + 1) * 2 > copy->nslots)
+				grow_copy(copy);
+			if (nring == ring_size)
+			{
+				uint32		size = Max(ring_size * 2, 64);
+				UpperImage **bigger;
+
+				before_alloc();
+				bigger = MemoryContextAlloc(TopMemoryContext,
+											size * sizeof(UpperImage *));
+
+				if (nring > 0)
+					memcpy(bigger, ring, nring * sizeof(UpperImage *));
+				if (ring != NULL)
+					pfree(ring);
+				ring = bigger;
+				ring_size = size;
+			}
+		}
 	}
-	if ((copy->npages + 1) * 2 > copy->nslots)
-		grow_copy(copy);
-	for (s = slot_of(copy, blkno);
-		 copy->blknos[s] != InvalidBlockNumber;
-		 s = (s + 1) & (copy->nslots - 1))
-		;
+	PG_CATCH();
+	{
+		upper_free(img);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (img == NULL)
+		return;
+
+	s = find_slot(copy, blkno);
 	copy->images[s] = img;
 	copy->blknos[s] = blkno;
 	copy->npages++;
-	copy->bytes += img->size;
-	total_bytes += img->size;
-
-	/* A copy whose blocks are mostly holes starts over (see the top) */
-	if (MemoryContextMemAllocated(copy->cxt, false) >
-		2 * (copy->bytes + copy->nslots * (sizeof(BlockNumber) +
-										   sizeof(UpperImage *))) +
-		UPPER_BLOCK_SIZE)
-		drop_copy(copy);
+	img->ringpos = nring;
+	ring[nring++] = img;
 }
 
 /*
@@ -911,12 +1038,7 @@ PG_FUNCTION_INFO_V1(btlayout_upper_copy_pages);
 Datum
 btlayout_upper_copy_pages(PG_FUNCTION_ARGS)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
+	BtlIndexState *state = btl_index_state_by_oid(PG_GETARG_OID(0));
 
-	if (drops_pending)
-		sweep();
-	for (int i = 0; i < BTL_UPPER_COPIES; i++)
-		if (copies[i].cxt != NULL && copies[i].indexoid == indexoid)
-			PG_RETURN_INT32((int32) copies[i].npages);
-	PG_RETURN_INT32(0);
+	PG_RETURN_INT32(state && state->copy ? (int32) state->copy->npages : 0);
 }

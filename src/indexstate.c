@@ -1,0 +1,338 @@
+/*-------------------------------------------------------------------------
+ *
+ * indexstate.c
+ *	  What a backend keeps of each btlayout index it looks up: one entry
+ *	  per index as this backend knows it, the anchor of its copy of the
+ *	  upper levels (upper.c) and the tag its recent buffers are remembered
+ *	  under (recent.c); and when those entries die.
+ *
+ * Identity.  An entry is found by the index's identity: its OID, its
+ * relation file locator and the backend that owns it if it is temporary
+ * (rd_backend).  A file locator alone does not name a relation: a
+ * temporary relation's file number is unique only among that backend's
+ * files (t<backend>_<number>), so once the OID counter has wrapped a
+ * temporary index can have the file number of a permanent one, and the
+ * buffer tags of the two are then alike (local and shared buffers are
+ * told apart by the sign of the buffer number, not by the tag).  A
+ * temporary relation's OID, though, is unique in pg_class among all live
+ * relations, and its backend is part of the identity too.
+ *
+ * Lifetime.  An entry lives as long as the relcache entry it was made
+ * from is valid: every event after which the same identity could name
+ * another relation (DROP, then an OID and a file number reused; REINDEX
+ * and TRUNCATE, which give the index a new relation file; SET TABLESPACE)
+ * sends a relcache invalidation of the index, and this backend processes
+ * it before it can open the index again (opening takes a lock, and taking
+ * a lock accepts invalidation messages; its own DROP is processed at the
+ * end of the command).  The invalidation marks the entry dead, and a dead
+ * entry is never found again.  So no successor of a dropped or rebuilt
+ * index, whatever OID and file number it gets, ever shares an entry with
+ * it.  Entries' memory is freed when no lookup is under way (a lookup can
+ * be interrupted by an invalidation: a comparison function may take a
+ * lock, or run a query that looks an index up), at the start of the next
+ * outermost lookup or at the end of the transaction.  None of this is
+ * trusted for a lookup's answer anyway: what an entry holds is a hint
+ * that each use checks on the page, under its lock (recent.c, search.c).
+ *
+ * Cost.  An entry takes about a hundred bytes; a lookup finds the entry
+ * of the index it used last by comparing identities, any other by one
+ * hash probe.  There is no limit on how many indexes have entries: the
+ * memory of what hangs on them (images, recent buffers) has caps of its
+ * own, and an entry with nothing hanging on it that no lookup has used
+ * for a long while is dropped when entries outnumber BTL_STATE_SOFT_LIMIT
+ * (its next lookup makes a new one; docs/design.md, "Per-backend state").
+ *
+ * src/indexstate.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "access/xact.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+
+/*
+ * Entries beyond which the least recently used ones without images are
+ * dropped, a quarter at a time (about 100 kB of entries per 1,000)
+ */
+#define BTL_STATE_SOFT_LIMIT	4096
+
+static HTAB *states;
+static BtlIndexState *last_state;
+static uint32 last_tag;
+static uint64 use_counter;
+static bool sweep_pending;
+static int	lookup_depth;
+
+static void
+free_state(BtlIndexState *state)
+{
+	btl_upper_free_copy(state);
+	if (last_state == state)
+		last_state = NULL;
+	hash_search(states, &state->id, HASH_REMOVE, NULL);
+}
+
+/* Free the dead entries, when no lookup is under way */
+static void
+sweep_dead(void)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+
+	if (lookup_depth > 0 || states == NULL)
+		return;
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		if (state->dead)
+			free_state(state);
+	sweep_pending = false;
+	btl_upper_sweep();
+}
+
+/*
+ * Relcache invalidation of relid, or of every relation (InvalidOid): its
+ * entries die (see the top), and the lookup-relayout notes of it go too.
+ */
+static void
+invalidate(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+
+	btl_relayout_forget(relid);
+	if (states == NULL)
+		return;
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		if (relid == InvalidOid || state->id.relid == relid)
+		{
+			state->dead = true;
+			sweep_pending = true;
+		}
+	last_state = NULL;
+}
+
+/*
+ * At the end of a transaction no lookup is under way, whatever errors cut
+ * lookups short: free what invalidations and settings left to free.
+ */
+static void
+at_xact_end(XactEvent event, void *arg)
+{
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT &&
+		event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	lookup_depth = 0;
+	if (sweep_pending)
+		sweep_dead();
+}
+
+/*
+ * Lookups under way when each open subtransaction began, by nesting level:
+ * an error caught by a subtransaction (a PL/pgSQL exception block, in a
+ * comparison function or around a query) ends the lookups begun inside it,
+ * and its abort brings the count back to what it was at its start.
+ */
+static int *depth_at_start;
+static int	depth_levels;
+
+static void
+at_subxact_event(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (event == SUBXACT_EVENT_START_SUB)
+	{
+		if (level >= depth_levels)
+		{
+			int			n = Max(level + 1, 16);
+			int		   *bigger = MemoryContextAllocZero(TopMemoryContext,
+														n * sizeof(int));
+
+			if (depth_at_start != NULL)
+			{
+				memcpy(bigger, depth_at_start, depth_levels * sizeof(int));
+				pfree(depth_at_start);
+			}
+			depth_at_start = bigger;
+			depth_levels = n;
+		}
+		depth_at_start[level] = lookup_depth;
+	}
+	else if (event == SUBXACT_EVENT_ABORT_SUB && level < depth_levels)
+		lookup_depth = depth_at_start[level];
+}
+
+/* Registered by _PG_init() */
+void
+btl_index_state_init(void)
+{
+	CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+	RegisterXactCallback(at_xact_end, NULL);
+	RegisterSubXactCallback(at_subxact_event, NULL);
+}
+
+/*
+ * Drop the least recently used quarter of the entries that hold no images
+ * (an entry holding images goes with its last image, upper.c).
+ */
+static void
+trim_states(void)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+	uint64		horizon = use_counter - (uint64) BTL_STATE_SOFT_LIMIT * 3 / 4;
+
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		if (state->lastuse < horizon && state->copy == NULL)
+			free_state(state);
+}
+
+/*
+ * Give every live entry a new tag (after 2^32 tags), so that no two live
+ * entries share one; the recent buffers remembered under the old ones are
+ * forgotten.
+ */
+static void
+renumber_tags(void)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+
+	btl_recent_forget_all();
+	last_tag = 0;
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		state->tag = ++last_tag;
+}
+
+/*
+ * The entry of index rel, made if there is none; NULL if the entry of that
+ * identity died during the lookup under way (a nested lookup), which then
+ * goes without one.
+ */
+BtlIndexState *
+btl_index_state(Relation rel)
+{
+	BtlRelIdentity id;
+	BtlIndexState *state;
+	bool		found;
+
+	btl_rel_identity(rel, &id);
+	state = last_state;
+	if (likely(state != NULL && memcmp(&state->id, &id, sizeof(id)) == 0))
+	{
+		state->lastuse = ++use_counter;
+		return state;
+	}
+
+	if (states == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(BtlRelIdentity);
+		ctl.entrysize = sizeof(BtlIndexState);
+		ctl.hcxt = TopMemoryContext;
+		states = hash_create("btlayout index states", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	state = hash_search(states, &id, HASH_ENTER, &found);
+	if (found && state->dead)
+		return NULL;
+	if (!found)
+	{
+		if (last_tag == PG_UINT32_MAX)
+			renumber_tags();
+		state->tag = ++last_tag;
+		state->dead = false;
+		state->copy = NULL;
+	}
+	state->lastuse = ++use_counter;
+	last_state = state;
+	/* not in a nested lookup: an outer one may hold another entry */
+	if (unlikely(!found && lookup_depth <= 1 &&
+				 hash_get_num_entries(states) > BTL_STATE_SOFT_LIMIT))
+		trim_states();
+	return last_state;
+}
+
+/*
+ * The entry of the index with this OID, without making one; for the test
+ * functions that report what a backend keeps of an index.
+ */
+BtlIndexState *
+btl_index_state_by_oid(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+
+	if (states == NULL)
+		return NULL;
+	if (sweep_pending)
+		sweep_dead();
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		if (state->id.relid == relid && !state->dead)
+		{
+			hash_seq_term(&seq);
+			return state;
+		}
+	return NULL;
+}
+
+/*
+ * A lookup begins and ends (btl_search()): entries are not freed while one
+ * is under way.  An error ends the lookups under way without their end: the
+ * abort of the (sub)transaction that catches it sets the count back.
+ */
+void
+btl_lookup_begin(void)
+{
+	if (lookup_depth == 0 && unlikely(sweep_pending))
+		sweep_dead();
+	lookup_depth++;
+}
+
+void
+btl_lookup_end(void)
+{
+	if (lookup_depth > 0)
+		lookup_depth--;
+}
+
+/*
+ * Is this lookup nested in another (a query a comparison function runs)?
+ * upper.c then leaves images alone: the outer lookup may be reading one.
+ */
+bool
+btl_lookup_nested(void)
+{
+	return lookup_depth > 1;
+}
+
+/* Free what upper.c asks to free, when no lookup is under way */
+void
+btl_index_state_request_sweep(void)
+{
+	sweep_pending = true;
+}
+
+/* Drop every entry's copy of the upper levels (upper.c, when swept) */
+void
+btl_index_state_drop_copies(void)
+{
+	HASH_SEQ_STATUS seq;
+	BtlIndexState *state;
+
+	if (states == NULL)
+		return;
+	hash_seq_init(&seq, states);
+	while ((state = hash_seq_search(&seq)) != NULL)
+		btl_upper_free_copy(state);
+}
