@@ -52,9 +52,10 @@ Data and length:
                                                               [40]
   --tables N         tables of probe-tables                     [40]
   --connect-rows N   rows of each variant's table of select-connect
-                                                              [min(scale*100000, 2000000)]
+                     [min(scale*100000, 2000000)]
   --big-shared-buffers MB  shared_buffers while probe-big runs  [128]
-  --big-rows N       keys of probe-big   [an index about twice --big-shared-buffers]
+  --big-rows N       keys of probe-big [an index about twice
+                     --big-shared-buffers]
   --large-rows N     keys of probe-100m                        [100000000]
   --large-variants a,b  the variants probe-100m runs besides btree
                      [btlayout-blocked: the default layout]
@@ -123,6 +124,10 @@ What to run:
                      variant a twin <variant>-base run by that build,
                      interleaved in every round; the report adds each
                      variant's per-round ratio to its twin
+  --preload          shared_preload_libraries = the run's btlayout.so: the
+                     postmaster loads it once, no backend does (for
+                     select-connect; not with --pgo or --baseline, whose
+                     builds take turns at one path)
   --no-huge-pages    shared_buffers in normal 4 kB pages (huge_pages = off)
                      instead of 2 MB huge pages reserved for the run
   --set NAME=VALUE   a server setting for the whole run, after the
@@ -188,6 +193,7 @@ BASELINE=
 NO_INSTALL=0
 NO_BUILD=0
 HUGE_PAGES=1
+PRELOAD=0
 EXTRA_SETTINGS=()
 OUT=$BENCH/results
 KEEP=0
@@ -238,6 +244,7 @@ while (($#)); do
 	--pg) need_arg "$@"; PG_VERSION=$2; shift ;;
 	--no-build) NO_BUILD=1 ;;
 	--no-huge-pages) HUGE_PAGES=0 ;;
+	--preload) PRELOAD=1 ;;
 	--set)
 		need_arg "$@"
 		[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_.]*=.+$ ]] || { echo "bench.sh: --set wants NAME=VALUE, not '$2'" >&2; exit 2; }
@@ -266,6 +273,10 @@ TEXT_KEYS=${TEXT_KEYS:-$((SCALE * 100000))}
 
 if [[ -n $REPORT_ONLY ]]; then
 	exec "$PYTHON" "$BENCH/report.py" "$REPORT_ONLY"
+fi
+if ((PRELOAD)) && [[ $PGO == 1 || -n $BASELINE ]]; then
+	echo "bench.sh: --preload cannot go with --pgo or --baseline (the postmaster would hold one build while the runs swap others in)" >&2
+	exit 2
 fi
 if [[ -n $BASELINE ]]; then
 	git -C "$REPO" rev-parse --verify --quiet "$BASELINE^{commit}" >/dev/null ||
@@ -525,6 +536,7 @@ write_meta() {
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}"
 		fi
 	done
+	((PRELOAD)) && meta "preload" "shared_preload_libraries = '$(sql "SHOW shared_preload_libraries")' (the run's btlayout.so, loaded by the postmaster)"
 	[[ -n $SKIPPED_VARIANTS ]] && meta "skipped variants" "$SKIPPED_VARIANTS (not accepted by the installed btlayout)"
 	if has_workload probe-text; then
 		local ds ex=
@@ -660,6 +672,10 @@ main() {
 	sb=$(size_shared_buffers "$(has_table_workloads && echo "${#VARIANTS[@]}" || echo 0)" "$extra")
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	((HUGE_PAGES)) || sql "ALTER SYSTEM SET huge_pages = off" >/dev/null
+	# --preload: the postmaster loads the run's copy of btlayout.so, the
+	# file probin names (snapshot_module); the same file, so backends find
+	# it loaded and load nothing
+	((PRELOAD)) && sql "ALTER SYSTEM SET shared_preload_libraries = '$TMPD/lib/btlayout'" >/dev/null
 	cluster_stop
 	if ((HUGE_PAGES)); then
 		hugepages_reserve "$sb"
