@@ -34,6 +34,14 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+/* glibc's record of the CPU's features (compare_isa_default()) */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define BTL_GLIBC_CPU_FEATURES 1
+#endif
+#endif
+
 PG_MODULE_MAGIC;
 
 /* Kind of our reloptions, registered once per backend at load */
@@ -79,10 +87,41 @@ static relopt_enum_elt_def layout_values[] = {
 
 void		_PG_init(void);
 
-/* The compare core cannot use what the CPU or the OS does not support */
+/*
+ * The default of btlayout.compare_isa without the cpuid instruction, which
+ * traps to the hypervisor in a virtual machine (4 us each here, and
+ * btl_isa_best() runs four) and was the second cost of _PG_init() in a new
+ * backend (bench/README.md, "What a new backend pays"): glibc's record of
+ * the CPU's usable features, made once at the postmaster's start and
+ * inherited by every backend.  AVX2 "active" is what btl_isa_best() checks
+ * too (the CPU has it and the OS saves its state); a glibc tunable that
+ * hides a feature can only give a lower default.  Elsewhere,
+ * btl_isa_best().
+ */
+static int
+compare_isa_default(void)
+{
+#ifdef BTL_GLIBC_CPU_FEATURES
+	if (CPU_FEATURE_ACTIVE(AVX2) && CPU_FEATURE_ACTIVE(SSE4_2))
+		return BTL_ISA_AVX2;
+	if (CPU_FEATURE_ACTIVE(SSE4_2))
+		return BTL_ISA_SSE42;
+	return BTL_ISA_PORTABLE;
+#else
+	return (int) btl_isa_best();
+#endif
+}
+
+/*
+ * The compare core cannot use what the CPU or the OS does not support.
+ * The boot value (compare_isa_default()) is not checked again: that would
+ * run cpuid in every backend that loads the library.
+ */
 static bool
 check_compare_isa(int *newval, void **extra, GucSource source)
 {
+	if (source == PGC_S_DEFAULT)
+		return true;
 	if (*newval > (int) btl_isa_best())
 	{
 		GUC_check_errdetail("This machine supports at most \"%s\".",
@@ -228,7 +267,7 @@ _PG_init(void)
 							 "Defaults to the best this machine supports; "
 							 "a lower one can be chosen, for testing.",
 							 &btl_compare_isa,
-							 (int) btl_isa_best(),
+							 compare_isa_default(),
 							 compare_isa_values,
 							 PGC_USERSET,
 							 0,
