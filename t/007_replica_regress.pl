@@ -65,7 +65,10 @@ ok(scalar(@tests) > 0, 'pg_regress tests to run: ' . join(' ', @tests));
 # Primary, slot, streaming standby; both check WAL consistency of btree
 # records (the primary adds the page images, the standby compares them)
 #
+# (shared_buffers: the regression tests count pins of pages in the buffers
+# they were in last time, and a streaming node's 1MB would evict them)
 my $common_conf = q{
+shared_buffers = 64MB
 wal_consistency_checking = 'btree'
 wal_compression = lz4
 max_wal_size = 4GB
