@@ -386,8 +386,11 @@ SELECT uc_misses() > 1000 AS descents_after_splits;
 INSERT INTO churned SELECT c.total_bytes, btlayout_upper_copy_pages('ut_s')
   FROM pg_backend_memory_contexts c WHERE c.name = 'btlayout upper levels';
 -- a fresh copy: the setting drops every copy, then every key is looked up
+-- (in this backend: parallel workers would have copies of their own)
 SET btlayout.upper_copy = '4MB';
+SET max_parallel_workers_per_gather = 0;
 SELECT count(*) FROM ut t1 WHERE EXISTS (SELECT 1 FROM ut t2 WHERE t2.s = t1.s);
+RESET max_parallel_workers_per_gather;
 SELECT ch.bytes <= 2 * c.total_bytes + 65536 AS bounded,
        ch.pages <= btlayout_upper_copy_pages('ut_s') AS same_pages_or_fewer
 FROM churned ch, pg_backend_memory_contexts c

@@ -220,19 +220,35 @@ btl_rel_identity(Relation rel, BtlRelIdentity *id)
 }
 
 typedef struct BtlUpperCopy BtlUpperCopy;
+typedef struct BtlRecentMap BtlRecentMap;
 
 typedef struct BtlIndexState
 {
 	BtlRelIdentity id;			/* hash key: must be first */
-	uint32		tag;			/* names it in the recent buffers (recent.c) */
 	bool		dead;			/* invalidated: never found again */
+	BtlRecentMap *recent;		/* the buffers of its blocks, or NULL */
 	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
 	uint64		lastuse;
 } BtlIndexState;
 
 /* indexstate.c */
+extern Relation btl_last_rel;
+extern BtlIndexState *btl_last_state;
 extern void btl_index_state_init(void);
-extern BtlIndexState *btl_index_state(Relation rel);
+extern BtlIndexState *btl_index_state_lookup(Relation rel);
+
+/*
+ * The entry of index rel (indexstate.c): the one found last if rel is the
+ * relcache entry it was found for (indexstate.c says why that is enough),
+ * else found or made by the index's identity.
+ */
+static inline BtlIndexState *
+btl_index_state(Relation rel)
+{
+	if (likely(rel == btl_last_rel && btl_last_state != NULL))
+		return btl_last_state;
+	return btl_index_state_lookup(rel);
+}
 extern BtlIndexState *btl_index_state_by_oid(Oid relid);
 extern void btl_index_state_request_sweep(void);
 extern void btl_index_state_drop_copies(void);
@@ -241,12 +257,13 @@ extern void btl_lookup_end(void);
 extern bool btl_lookup_nested(void);
 
 /*
- * recent.c.  The most entries btlayout.recent_buffers allows: 16 bytes
- * each, a table of at most 512 MB, within what palloc() gives at once.
+ * recent.c.  The most entries btlayout.recent_buffers allows: 8 bytes
+ * each, 256 MB of them per backend.
  */
 #define BTL_RECENT_BUFFERS_MAX	(1 << 25)
 extern int	btl_recent_buffers;
-extern void btl_recent_forget_all(void);
+extern void btl_recent_buffers_assign(int newval, void *extra);
+extern void btl_recent_free_map(BtlIndexState *state);
 extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
 extern void btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page);
 extern bool btl_recent_hint(Relation rel, BlockNumber blkno,

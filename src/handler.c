@@ -217,17 +217,16 @@ _PG_init(void)
 							"Index blocks whose buffer a backend remembers for the descents of btlayout indexes.",
 							"A descent pins a page in the buffer it was in last time "
 							"when that buffer still holds it, instead of looking the "
-							"page up in the shared buffer mapping table.  One table "
-							"of 16-byte entries serves all the indexes of a backend, "
-							"growing as it fills up to this many entries; 0 turns "
-							"this off for every index, other values leave it to "
-							"each index's recent_buffers option.",
+							"page up in the shared buffer mapping table; 8 bytes a "
+							"block, for all the indexes of a backend together.  0 "
+							"turns this off for every index, other values leave it "
+							"to each index's recent_buffers option.",
 							&btl_recent_buffers,
 							262144,
 							0, BTL_RECENT_BUFFERS_MAX,
 							PGC_USERSET,
 							0,
-							NULL, NULL, NULL);
+							NULL, btl_recent_buffers_assign, NULL);
 	DefineCustomIntVariable("btlayout.upper_copy",
 							"Memory per backend for copies of the upper levels of btlayout indexes.",
 							"A lookup searches this backend's copy of the index's "

@@ -3,8 +3,8 @@
  * indexstate.c
  *	  What a backend keeps of each btlayout index it looks up: one entry
  *	  per index as this backend knows it, the anchor of its copy of the
- *	  upper levels (upper.c) and the tag its recent buffers are remembered
- *	  under (recent.c); and when those entries die.
+ *	  upper levels (upper.c) and of its map of recent buffers (recent.c);
+ *	  and when those entries die.
  *
  * Identity.  An entry is found by the index's identity: its OID, its
  * relation file locator and the backend that owns it if it is temporary
@@ -60,9 +60,18 @@
 #define BTL_STATE_SOFT_LIMIT	4096
 
 static HTAB *states;
-static BtlIndexState *last_state;
-static uint32 last_tag;
 static uint64 use_counter;
+
+/*
+ * The entry found last, and the relcache entry it was found for: the
+ * fast path of btl_index_state() (btlayout.h).  A relcache entry keeps its
+ * address when it is rebuilt, even with a new relation file, and a freed
+ * one's address can be another relation's later; but each of those comes
+ * with a relcache invalidation, processed by this backend before it uses
+ * the relation, and every invalidation forgets both (invalidate()).
+ */
+Relation	btl_last_rel;
+BtlIndexState *btl_last_state;
 static bool sweep_pending;
 static int	lookup_depth;
 
@@ -70,8 +79,12 @@ static void
 free_state(BtlIndexState *state)
 {
 	btl_upper_free_copy(state);
-	if (last_state == state)
-		last_state = NULL;
+	btl_recent_free_map(state);
+	if (btl_last_state == state)
+	{
+		btl_last_state = NULL;
+		btl_last_rel = NULL;
+	}
 	hash_search(states, &state->id, HASH_REMOVE, NULL);
 }
 
@@ -112,7 +125,8 @@ invalidate(Datum arg, Oid relid)
 			state->dead = true;
 			sweep_pending = true;
 		}
-	last_state = NULL;
+	btl_last_state = NULL;
+	btl_last_rel = NULL;
 }
 
 /*
@@ -195,43 +209,18 @@ trim_states(void)
 }
 
 /*
- * Give every live entry a new tag (after 2^32 tags), so that no two live
- * entries share one; the recent buffers remembered under the old ones are
- * forgotten.
- */
-static void
-renumber_tags(void)
-{
-	HASH_SEQ_STATUS seq;
-	BtlIndexState *state;
-
-	btl_recent_forget_all();
-	last_tag = 0;
-	hash_seq_init(&seq, states);
-	while ((state = hash_seq_search(&seq)) != NULL)
-		state->tag = ++last_tag;
-}
-
-/*
  * The entry of index rel, made if there is none; NULL if the entry of that
  * identity died during the lookup under way (a nested lookup), which then
- * goes without one.
+ * goes without one.  The slow path of btl_index_state().
  */
 BtlIndexState *
-btl_index_state(Relation rel)
+btl_index_state_lookup(Relation rel)
 {
 	BtlRelIdentity id;
 	BtlIndexState *state;
 	bool		found;
 
 	btl_rel_identity(rel, &id);
-	state = last_state;
-	if (likely(state != NULL && memcmp(&state->id, &id, sizeof(id)) == 0))
-	{
-		state->lastuse = ++use_counter;
-		return state;
-	}
-
 	if (states == NULL)
 	{
 		HASHCTL		ctl;
@@ -247,19 +236,19 @@ btl_index_state(Relation rel)
 		return NULL;
 	if (!found)
 	{
-		if (last_tag == PG_UINT32_MAX)
-			renumber_tags();
-		state->tag = ++last_tag;
 		state->dead = false;
+		state->recent = NULL;
 		state->copy = NULL;
 	}
 	state->lastuse = ++use_counter;
-	last_state = state;
+	btl_last_state = state;
+	btl_last_rel = rel;
+
 	/* not in a nested lookup: an outer one may hold another entry */
 	if (unlikely(!found && lookup_depth <= 1 &&
 				 hash_get_num_entries(states) > BTL_STATE_SOFT_LIMIT))
 		trim_states();
-	return last_state;
+	return btl_last_state;
 }
 
 /*

@@ -21,24 +21,26 @@
  * header's lock, and pins the buffer only if it holds that very block,
  * valid; if not, the block is read the ordinary way and its buffer
  * remembered instead.  A stale entry (the page evicted, the relation
- * truncated or given a new relation file by REINDEX or TRUNCATE, dropped)
- * costs that fallback, nothing else.  The page's contents are then read
- * under its content lock exactly as after ReadBuffer().
+ * truncated) costs that fallback, nothing else.  The page's contents are
+ * then read under its content lock exactly as after ReadBuffer().
  *
- * One table serves every index of the backend: entries of 16 bytes, each
- * an index's tag (indexstate.c: a number given to the index as this
- * backend knows it, never given to another while the backend lives), a
- * block number, the buffer, and two prefetch offsets (below).  It is a
- * set-associative cache, two entries a set, the set chosen by a hash of
- * tag and block: finding an entry is one cache line read, remembering one
- * replaces the older of its set, and an index the backend no longer uses,
- * or that was dropped or rebuilt (a new tag), just stops being asked for:
- * its entries are replaced as others need their sets.  There is no limit
- * on the indexes it serves; the table starts at 16 kB and doubles as it
- * fills, up to btlayout.recent_buffers entries (16 bytes each).  0 turns
- * it off, and so does an index's recent_buffers option (compare.c
- * decides, per search key).  Statistics are counted as ReadBuffer()
- * counts them.
+ * Each index has a map of its own, hung on its entry (indexstate.c, which
+ * says why an entry is never shared between two relations, nor outlives
+ * its index's relcache entry): entries of 8 bytes indexed by block number,
+ * in chunks of RECENT_CHUNK_ENTRIES made as blocks in them are first read,
+ * found through a directory of chunks.  The entries of a hot index are
+ * thus packed eight to a cache line, in the order of its blocks, and an
+ * index probed once gets a chunk or two, not a map as large as its file.
+ * btlayout.recent_buffers caps the entries of all maps of a backend
+ * together, with no limit on how many indexes have maps.  At the cap, the
+ * chunks of the map used least recently go, if no lookup has used it for
+ * a while (make_room()); if none is that cold, the block is read the
+ * ordinary way and not remembered, which costs what core btree's descent
+ * costs.  The directory takes a pointer per chunk of the index's blocks up
+ * to the highest one remembered.  Changing the setting drops every chunk.
+ * 0 turns it off, and so does an index's recent_buffers option
+ * (compare.c decides, per search key).  Statistics are counted as
+ * ReadBuffer() counts them.
  *
  * Beside each buffer number, an entry keeps where the leaf's high key and
  * first data item were the last time the leaf proved itself to a lookup
@@ -52,132 +54,200 @@
  */
 #include "btlayout.h"
 
-#include "common/hashfn.h"
+#include "lib/ilist.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-/* Entries a new table has, and entries a set holds */
-#define RECENT_INITIAL_ENTRIES	1024
-#define RECENT_WAYS				2
+/* Entries per chunk of a map: 4 kB */
+#define RECENT_CHUNK_BITS		9
+#define RECENT_CHUNK_ENTRIES	(1 << RECENT_CHUNK_BITS)
 
 /*
- * What the backend knows of one block of one index: its buffer, and where
- * the leaf's high key and first data item were when it last proved itself
- * (offsets in the page, 0 if none known).  tag 0: empty.
+ * Lookups a map must go unused before make_room() takes its chunks, and
+ * lookups without trying again after it found none so cold
+ */
+#define RECENT_COLD_LOOKUPS		4096
+#define RECENT_FULL_BACKOFF		256
+
+/*
+ * What the backend knows of one block: its buffer, and where the leaf's
+ * high key and first data item were when it last proved itself (offsets in
+ * the page, 0 if none known).  Eight bytes, so that one cache line of the
+ * map serves the prefetch and then the pin.
  */
 typedef struct BtlRecentEntry
 {
-	uint32		tag;			/* the index's (indexstate.c) */
-	BlockNumber blkno;
-	Buffer		buffer;
+	Buffer		buffer;			/* InvalidBuffer: none known */
 	uint16		hikey;			/* offset of the high key's tuple */
 	uint16		first;			/* offset of the first data item's */
 } BtlRecentEntry;
 
-StaticAssertDecl(sizeof(BtlRecentEntry) == 16,
-				 "a recent-buffer entry is 16 bytes, as the settings say");
+/* The map of one index */
+struct BtlRecentMap
+{
+	dlist_node	node;			/* in maps, most recently used first */
+	uint32		ndir;			/* slots of the directory */
+	uint32		nchunks;		/* chunks made */
+	BtlRecentEntry **dir;		/* chunk by block number >> RECENT_CHUNK_BITS */
+	uint64		lastuse;		/* lookups when last used */
+};
 
 /* GUC btlayout.recent_buffers: entries per backend, 0 for none */
 int			btl_recent_buffers = 262144;
 
-static BtlRecentEntry *table;
-static uint32 nentries;			/* a power of two */
-static uint32 ninserted;		/* entries remembered since the last growth */
+static dlist_head maps = DLIST_STATIC_INIT(maps);
+static uint64 total_chunks;
+static uint64 lookups;
+static uint64 full_until;
 
-/* The largest table at most btlayout.recent_buffers entries */
-static inline uint32
-entries_allowed(void)
+/* Chunks all maps may have, from btlayout.recent_buffers */
+static inline uint64
+chunks_allowed(void)
 {
-	uint32		cap = (uint32) Max(btl_recent_buffers, RECENT_WAYS);
-
-	return (uint32) 1 << pg_leftmost_one_pos32(cap);
+	return ((uint64) btl_recent_buffers + RECENT_CHUNK_ENTRIES - 1) >>
+		RECENT_CHUNK_BITS;
 }
 
-static inline BtlRecentEntry *
-set_of(uint32 tag, BlockNumber blkno)
+/* Free map's chunks (its directory and header stay) */
+static void
+free_chunks(BtlRecentMap *map)
 {
-	uint32		h = murmurhash32(blkno ^ (tag * 0x9E3779B9u));
+	for (uint32 i = 0; i < map->ndir; i++)
+		if (map->dir[i] != NULL)
+		{
+			pfree(map->dir[i]);
+			map->dir[i] = NULL;
+		}
+	total_chunks -= map->nchunks;
+	map->nchunks = 0;
+}
 
-	return &table[h & (nentries - RECENT_WAYS)];
+/* Free the map of an index entry (indexstate.c) */
+void
+btl_recent_free_map(BtlIndexState *state)
+{
+	BtlRecentMap *map = state->recent;
+
+	if (map == NULL)
+		return;
+	free_chunks(map);
+	dlist_delete(&map->node);
+	if (map->dir != NULL)
+		pfree(map->dir);
+	pfree(map);
+	state->recent = NULL;
 }
 
 /*
- * A table of n entries (a power of two), keeping what the old one knew
- * that fits.  The new one is allocated before the old one is let go: an
- * allocation that fails leaves the old table as it was.
+ * Room for one more chunk: if at the cap, take the chunks of maps no lookup has used in the last
+ * RECENT_COLD_LOOKUPS lookups, least recently used first (64 of them at
+ * most).  False if none is that cold: the caller then remembers nothing,
+ * and no chunk is made during the next RECENT_FULL_BACKOFF lookups.  A map in use by lookups
+ * keeps its chunks: which blocks of a working set larger than the cap are
+ * remembered matters less than not dropping and making chunks at every
+ * lookup.
  */
-static void
-resize_table(uint32 n)
+static bool
+make_room(BtlRecentMap *self)
 {
-	BtlRecentEntry *old = table;
-	uint32		oldn = nentries;
+	int			steps = 0;
 
-	table = MemoryContextAllocExtended(TopMemoryContext,
-									   (Size) n * sizeof(BtlRecentEntry),
-									   MCXT_ALLOC_ZERO);
-	nentries = n;
-	ninserted = 0;
-	for (uint32 i = 0; old != NULL && i < oldn; i++)
+	while (total_chunks + 1 > chunks_allowed())
 	{
-		BtlRecentEntry *set;
+		BtlRecentMap *victim;
 
-		if (old[i].tag == 0)
-			continue;
-		set = set_of(old[i].tag, old[i].blkno);
-		for (int w = 0; w < RECENT_WAYS; w++)
-			if (set[w].tag == 0)
-			{
-				set[w] = old[i];
-				break;
-			}
+		if (dlist_is_empty(&maps) || steps++ >= 64)
+			break;
+		victim = dlist_tail_element(BtlRecentMap, node, &maps);
+		if (victim == self || victim->lastuse + RECENT_COLD_LOOKUPS > lookups)
+			break;
+		/* its chunks go; the map, empty, waits at the front for its index */
+		free_chunks(victim);
+		dlist_move_head(&maps, &victim->node);
 	}
-	if (old != NULL)
-		pfree(old);
+	if (total_chunks + 1 > chunks_allowed())
+	{
+		full_until = lookups + RECENT_FULL_BACKOFF;
+		return false;
+	}
+	return true;
 }
 
-/* The entry of block blkno of the index tagged tag, or NULL */
-static inline BtlRecentEntry *
-lookup(uint32 tag, BlockNumber blkno)
+/* GUC assign hook of btlayout.recent_buffers: a new cap starts from nothing */
+void
+btl_recent_buffers_assign(int newval, void *extra)
 {
-	BtlRecentEntry *set;
+	dlist_iter	iter;
 
-	if (table == NULL)
-		return NULL;
-	set = set_of(tag, blkno);
-	for (int w = 0; w < RECENT_WAYS; w++)
-		if (set[w].tag == tag && set[w].blkno == blkno)
-			return &set[w];
-	return NULL;
+	dlist_foreach(iter, &maps)
+		free_chunks(dlist_container(BtlRecentMap, node, iter.cur));
+	full_until = 0;
 }
 
 /*
- * Remember that block blkno of the index tagged tag is in buffer buf, in
- * place of the older entry of its set.  The table doubles, while it may,
- * once it has taken in three quarters of its size in new entries since it
- * last grew: a table that keeps taking entries is one whose blocks do not
- * fit, or that replaces entries in its fuller sets.
+ * The entry of block blkno in map, made (its chunk, and the directory
+ * grown) if there is room; NULL if not.  Allocations are made before
+ * anything is published: one that fails leaves the map as it was.
  */
-static void
-remember(uint32 tag, BlockNumber blkno, Buffer buf)
+static BtlRecentEntry *
+make_entry(BtlRecentMap *map, BlockNumber blkno)
 {
-	BtlRecentEntry *set;
+	uint32		c = blkno >> RECENT_CHUNK_BITS;
+	BtlRecentEntry *chunk;
 
-	uint32		initial = Min(RECENT_INITIAL_ENTRIES, entries_allowed());
+	if (lookups < full_until || !make_room(map))
+		return NULL;
+	if (c >= map->ndir)
+	{
+		uint32		ndir = Max(c + 1, map->ndir * 2);
+		BtlRecentEntry **dir = MemoryContextAllocZero(TopMemoryContext,
+													  ndir * sizeof(BtlRecentEntry *));
 
-	/* a new table, or the setting changed below or past the table */
-	if (table == NULL || nentries > entries_allowed() || nentries < initial)
-		resize_table(initial);
-	else if (ninserted >= nentries / 4 * 3 && nentries < entries_allowed())
-		resize_table(nentries * 2);
-	ninserted++;
-	set = set_of(tag, blkno);
-	set[1] = set[0];
-	set[0].tag = tag;
-	set[0].blkno = blkno;
-	set[0].buffer = buf;
-	set[0].hikey = 0;
-	set[0].first = 0;
+		if (map->dir != NULL)
+		{
+			memcpy(dir, map->dir, map->ndir * sizeof(BtlRecentEntry *));
+			pfree(map->dir);
+		}
+		map->dir = dir;
+		map->ndir = ndir;
+	}
+	chunk = MemoryContextAllocZero(TopMemoryContext,
+								   RECENT_CHUNK_ENTRIES * sizeof(BtlRecentEntry));
+	map->dir[c] = chunk;
+	map->nchunks++;
+	total_chunks++;
+	return &chunk[blkno & (RECENT_CHUNK_ENTRIES - 1)];
+}
+
+/* The entry of block blkno in map, or NULL */
+static inline BtlRecentEntry *
+entry_of(const BtlRecentMap *map, BlockNumber blkno)
+{
+	uint32		c = blkno >> RECENT_CHUNK_BITS;
+
+	if (map == NULL || c >= map->ndir || map->dir[c] == NULL)
+		return NULL;
+	return &map->dir[c][blkno & (RECENT_CHUNK_ENTRIES - 1)];
+}
+
+/* The map of rel, made if it has none; NULL if rel has no entry */
+static inline BtlRecentMap *
+map_of(Relation rel)
+{
+	BtlIndexState *state = btl_index_state(rel);
+	BtlRecentMap *map;
+
+	if (unlikely(state == NULL))
+		return NULL;
+	map = state->recent;
+	if (unlikely(map == NULL))
+	{
+		map = MemoryContextAllocZero(TopMemoryContext, sizeof(BtlRecentMap));
+		dlist_push_head(&maps, &map->node);
+		state->recent = map;
+	}
+	return map;
 }
 
 /*
@@ -188,13 +258,16 @@ remember(uint32 tag, BlockNumber blkno, Buffer buf)
 Buffer
 btl_read_recent(Relation rel, BlockNumber blkno)
 {
-	BtlIndexState *state = btl_index_state(rel);
+	BtlRecentMap *map = map_of(rel);
 	BtlRecentEntry *entry;
 	Buffer		buf;
 
-	if (unlikely(state == NULL))
+	if (unlikely(map == NULL))
 		return ReadBuffer(rel, blkno);
-	entry = lookup(state->tag, blkno);
+	map->lastuse = ++lookups;
+	if (dlist_head_node(&maps) != &map->node)
+		dlist_move_head(&maps, &map->node);
+	entry = entry_of(map, blkno);
 	if (entry != NULL && BufferIsValid(entry->buffer) &&
 		(entry->buffer < 0) == RelationUsesLocalBuffers(rel) &&
 		ReadRecentBuffer(*BtlRelationLocator(rel), MAIN_FORKNUM, blkno,
@@ -208,14 +281,14 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 	}
 
 	buf = ReadBuffer(rel, blkno);
+	if (entry == NULL)
+		entry = make_entry(map, blkno);
 	if (entry != NULL)
 	{
 		entry->buffer = buf;
 		entry->hikey = 0;
 		entry->first = 0;
 	}
-	else
-		remember(state->tag, blkno, buf);
 	return buf;
 }
 
@@ -223,13 +296,13 @@ btl_read_recent(Relation rel, BlockNumber blkno)
  * A leaf of rel, block blkno, has just proved itself, read-locked in the
  * buffer it is in: note where its high key and first data item are, for
  * prefetch_named_leaf() on the next visit.  Written only when they moved,
- * so that a lookup of an unchanged page only reads the table.
+ * so that a lookup of an unchanged page only reads the map.
  */
 void
 btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page)
 {
 	BtlIndexState *state = btl_index_state(rel);
-	BtlRecentEntry *entry = state ? lookup(state->tag, blkno) : NULL;
+	BtlRecentEntry *entry = state ? entry_of(state->recent, blkno) : NULL;
 	uint16		hikey = ItemIdGetOffset(PageGetItemId(page, P_HIKEY));
 	uint16		first = ItemIdGetOffset(PageGetItemId(page,
 													  P_FIRSTDATAKEY(BTPageGetOpaque(page))));
@@ -254,7 +327,7 @@ btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
 				uint16 *hikey, uint16 *first)
 {
 	BtlIndexState *state = btl_index_state(rel);
-	BtlRecentEntry *entry = state ? lookup(state->tag, blkno) : NULL;
+	BtlRecentEntry *entry = state ? entry_of(state->recent, blkno) : NULL;
 
 	if (entry == NULL || entry->buffer <= 0 || entry->buffer > NBuffers)
 		return false;
@@ -262,12 +335,4 @@ btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
 	*hikey = entry->hikey;
 	*first = entry->first;
 	return true;
-}
-
-/* Forget every entry (indexstate.c, before it gives tags anew) */
-void
-btl_recent_forget_all(void)
-{
-	if (table != NULL)
-		memset(table, 0, (Size) nentries * sizeof(BtlRecentEntry));
 }
