@@ -34,7 +34,7 @@ BASELINE = "btree"
 # btree in the database default collation; BASELINE is btree under "C" there.
 BASELINE2 = "btree-icu"
 WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
-                  "probe-100m", "probe-batch", "select", "select-mix", "select-connect", "range", "range-mix", "write",
+                  "probe-100m", "probe-batch", "select", "select-mix", "select-connect", "range", "range-mix", "write", "write-mix",
                   "build", "build-*", "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5

@@ -70,16 +70,18 @@ What to run:
                      [every one the installed btlayout accepts, but those
                      marked "no"]
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
-                     range-mix write probe-inserts probe-uuid build-large
-                     probe-text probe-part40 probe-tables select-connect
-                     probe-big probe-100m [all but probe-inserts, probe-uuid,
-                     build-large, probe-text and the regimes; with --smoke
-                     all]
+                     range-mix write write-mix probe-inserts probe-uuid
+                     build-large probe-text probe-part40 probe-tables
+                     select-connect probe-big probe-100m [all but
+                     probe-inserts, probe-uuid, build-large, probe-text and
+                     the regimes; with --smoke all]
                      select-mix, range-mix: select's and range's
                      statements with every variant side by side in one
                      pgbench run (a copy of the key column per variant,
                      a script per variant, picked at random for each
                      transaction), compared by mean statement latency
+                     write-mix: write's transaction the same way, each
+                     variant on a table of its own (1 client)
                      build-large: CREATE INDEX on 10M-row tables (int4
                      scattered, md5 text, pgbench_accounts, a 3-column
                      index), serial and with the default parallel workers,
@@ -453,12 +455,13 @@ plan_duration() {
 	# One run per round each, every variant in it
 	has_workload select-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
 	has_workload range-mix && runs=$((runs + ${#SELECT_CLIENTS[@]}))
+	has_workload write-mix && runs=$((runs + 1))
 	setup=$(awk -v s="$SCALE" -v n="$nv" -v m="$(has_mix_workloads && echo 1 || echo 0)" \
 		'BEGIN { print 15 + s / 100 * (45 + 20 * n + m * (10 + 4 * n)) }')
 	has_table_workloads || setup=0
 	fixed_round=$(awk -v s="$SCALE" -v n="$nv" -v k="$PROBES" -v ps="$PROBE_SLICES" \
 		-v nl="$(has_workload probe-nl && echo 1 || echo 0)" \
-		-v wt="$( (has_workload write || has_workload build) && echo 1 || echo 0)" \
+		-v wt="$( (has_workload write || has_workload build || has_workload write-mix) && echo 1 || echo 0)" \
 		'BEGIN { print n * (1 + nl * (k * 5e-6 + ps * 0.3) + wt * 3 * s / 100) }')
 	if ((runs == 0)); then
 		DURATION=5
@@ -524,6 +527,8 @@ write_meta() {
 			meta "select-mix" "pgbench -S's statement on mix_t, every variant's script in one pgbench run (-M prepared, equal weights; clients: ${SELECT_CLIENTS[*]}); per variant 1e6 / its mean latency in us"
 		has_workload range-mix &&
 			meta "range-mix" "range's index-only scan on mix_t, every variant's script in one pgbench run (-M prepared, equal weights; clients: ${SELECT_CLIENTS[*]}); per variant 1e6 / its mean latency in us"
+		has_workload write-mix &&
+			meta "write-mix" "write's transaction with every variant side by side in one pgbench run (-M prepared, 1 client, equal weights), each on a table of its own made anew each round; per variant 1e6 / its mean transaction latency in us"
 		has_workload probe-inserts &&
 			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
 	fi
@@ -723,6 +728,7 @@ main() {
 				wl_build_write "$r" "$v"
 			done
 		fi
+		has_workload write-mix && wl_write_mix "$r"
 		LOADS+="${LOADS:+, }$(loadavg)"
 		log "round $r done, $(elapsed "$t_start" "$(now_s)") s since start, load average $(loadavg)"
 	done

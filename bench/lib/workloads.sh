@@ -17,6 +17,9 @@
 #   write_t            (k, v), ROWS/10 keys, made anew for each variant in
 #                      each round with the variant's index write_idx
 #                                          (build, write)
+#   wmix_<variant>     (k, v), ROWS/10 keys, one table per variant that can
+#                      share a run, each with that variant's index
+#                      wmix_<variant>_k, made anew each round  (write-mix)
 #   uuid_t             (k uuid), ROWS keys md5(g)::uuid, one index per
 #                      variant: uuid_<variant>; and uuid_keys_<s>, PROBES of its
 #                      keys in random order.  After the other workloads'
@@ -36,12 +39,13 @@
 # rebuilt between runs, and the memory cost is one index per variant rather
 # than one table.  Every run checks its plan (check_plan) first.
 #
-# Side by side in one run (select-mix, range-mix): a run that measures one
+# Side by side in one run (select-mix, range-mix, write-mix): a run that measures one
 # variant and then another measures the machine too, and on a shared
 # 2-core machine its rate moves by 10-20% between runs seconds apart, more
 # than the few percent an index can change a whole pgbench -S transaction
-# by.  So these two workloads give every variant its own copy of the key
-# column in mix_t and run all of them in one pgbench run, one script per
+# by.  So these workloads give every variant its own copy of the key
+# column in mix_t (write-mix: its own table) and run all of them in one
+# pgbench run, one script per
 # variant, pgbench picking a script at random for each transaction: the
 # variants share every moment of the run, and each one's mean statement
 # latency (from pgbench's per-transaction log) is compared with core
@@ -52,13 +56,13 @@
 # bench/lib/regimes.sh, --regimes and --regimes-large).  The default set is
 # all but probe-text, which loads tables of its own (10M keys x 3
 # datasets), and the regimes; --smoke runs them too (tiny).
-ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write probe-inserts probe-uuid build-large probe-text
+ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts probe-uuid build-large probe-text
 	probe-part40 probe-tables select-connect probe-big probe-100m)
-DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write)
+DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix)
 # The workloads on pgbench_accounts, probe_t and write_t (load_data), and
 # those that run the variants of variants.conf: these and probe-uuid, which
 # loads a table of its own
-TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write probe-inserts build-large "
+TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts build-large "
 INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-part40 probe-tables select-connect probe-big probe-100m "
 # The workloads on mix_t, every variant in one run
 MIX_WORKLOADS=" select-mix range-mix "
@@ -585,7 +589,8 @@ wl_range() {
 
 # run_mix ROUND WORKLOAD TEMPLATE CLIENTS METRIC: one pgbench run of every
 # variant of mix_variants that runs WORKLOAD side by side: a script per
-# variant made from TEMPLATE (@COL@: its column of mix_t), equal weights,
+# variant made from TEMPLATE (@COL@: its column of mix_t; @VID@: its name
+# in SQL identifiers), equal weights,
 # in the round's variant order; pgbench's per-transaction log gives each
 # script's mean latency, recorded as METRIC = 1e6 / mean latency in
 # microseconds (per second, higher is better), so that its ratio to core
@@ -595,7 +600,7 @@ run_mix() {
 	for v in $(round_order "$r" VARIANTS); do
 		applies "$v" "$w" || continue
 		script="$TMPD/scripts/$w-$(vid "$v").sql"
-		sed "s/@COL@/$(mcol "$v")/g" "$(make_script "$tmpl")" >"$script"
+		sed -e "s/@COL@/$(mcol "$v")/g" -e "s/@VID@/$(vid "$v")/g" "$(make_script "$tmpl")" >"$script"
 		args+=(-f "$script@1")
 		vs+=("$v")
 	done
@@ -675,6 +680,42 @@ wl_build_write() {
 		relayout_hook "$r" write "$v" write_idx
 	fi
 	sql "DROP TABLE write_t; CHECKPOINT" >/dev/null
+}
+
+# write-mix: write's mix with every variant side by side in one pgbench run
+# (1 client), each on a table of its own made anew each round (write_t's
+# rows and index), prewarmed and checkpointed before the run.  Each
+# variant's 1e6 / mean transaction latency against core btree's in the same
+# run: what the lookup relayouts of the UPDATEs, page splits out of the
+# layout and the extra WAL of a btlayout index cost a write-heavy workload,
+# with the machine's drift shared by all.  The share of each index's pages
+# still in its layout after the run is recorded too.
+wl_write_mix() {
+	local r=$1 v t
+	activate_build "$(mix_variants | head -n 1)"
+	for v in $(mix_variants); do
+		applies "$v" write-mix || continue
+		t="wmix_$(vid "$v")"
+		sql "DROP TABLE IF EXISTS $t;
+		     CREATE TABLE $t (k $(key_sql_type) NOT NULL, v int4 NOT NULL);
+		     INSERT INTO $t SELECT $(key_expr g), (g % 1000)::int4 FROM generate_series(1, $WROWS) g;" >/dev/null
+		vacuum_visible "$t"
+		sql "${V_SET[$v]} CREATE INDEX ${t}_k ON $t $(ddl_for "$v" k);
+		     SELECT pg_prewarm('$t'), pg_prewarm('${t}_k')" >/dev/null
+		check_plan_with "write-mix/$v" "SELECT 1" "SELECT 1" "UPDATE $t SET k = 1 WHERE k = 2" \
+			"Index Scan using ${t}_k "
+	done
+	sql "CHECKPOINT" >/dev/null
+	run_mix "$r" write-mix "$BENCH/pgbench/write_mix.sql" 1 rate_1c
+	for v in $(mix_variants); do
+		applies "$v" write-mix || continue
+		layout_stats_hook "$r" write-mix "$v" "wmix_$(vid "$v")_k"
+	done
+	for v in $(mix_variants); do
+		applies "$v" write-mix || continue
+		sql "DROP TABLE wmix_$(vid "$v")" >/dev/null
+	done
+	sql "CHECKPOINT" >/dev/null
 }
 
 # --- probe-inserts: probe-nl after random inserts -----------------------------
