@@ -11,10 +11,12 @@
 #      worker has the same version,
 #   2. creates a scratch schema (default btlayout_citus_test; dropped first if
 #      it exists, dropped at the end unless --keep) with a distributed table
-#      (citus.shard_count shards, 32 by default) carrying a btlayout index of
-#      every layout (WITH (layout = ...)), a text_bin_ops one, a multi-column
-#      one and a unique one, a co-located twin with core btree indexes, a
-#      co-located table with a foreign key and a reference table,
+#      (citus.shard_count shards, 32 by default, in a co-location group of
+#      its own, so that the move and the split touch no table of yours)
+#      carrying a btlayout index of every layout (WITH (layout = ...)), a
+#      text_bin_ops one, a multi-column one and a unique one, a co-located
+#      twin with core btree indexes, a co-located table with a foreign key
+#      and a reference table,
 #   3. checks that every shard placement has the same indexes as the
 #      distributed table (access method, options, operator classes),
 #   4. runs router queries (distribution column equality) and multi-shard
@@ -208,7 +210,7 @@ FILL="SELECT i, (i * 7919) % $ROWS, i % 1000, (i * 31) % 5003, -i, i % 97, i % 1
 try "distributed table $S.items and its btree twin $S.items_bt, co-located" "
 CREATE TABLE $S.items ($COLS);
 CREATE TABLE $S.items_bt ($COLS);
-SELECT create_distributed_table('$S.items', 'id');
+SELECT create_distributed_table('$S.items', 'id', colocate_with => 'none');
 SELECT create_distributed_table('$S.items_bt', 'id', colocate_with => '$S.items');
 CREATE UNIQUE INDEX items_id ON $S.items USING btlayout (id);
 CREATE UNIQUE INDEX items_bt_id ON $S.items_bt USING btree (id);"
