@@ -186,6 +186,8 @@ SKIPPED_VARIANTS=
 SKIPPED_TEXT_VARIANTS=
 # The database default collation of a cluster that runs probe-text: ICU's
 # en-US (the root collation's rules; the OS here has no libc locale but C).
+# A server built without ICU (17's and 16's wheels) runs probe-text without
+# that reference, btree-icu (has_icu).
 TEXT_INITDB_LOCALE="--locale=C --locale-provider=icu --icu-locale=en-US"
 SMOKE=0
 SMOKE_TRANSACTIONS=300
@@ -385,6 +387,11 @@ resolve_variants() {
 resolve_text() {
 	local v k wanted=() required=" text:btree text:btree-icu " skipped=()
 	wanted=(text:btree text:btree-icu)
+	if ! has_icu; then
+		required=" text:btree "
+		wanted=(text:btree)
+		log "text variants: this server has no ICU: probe-text without btree-icu (the database default collation is C)"
+	fi
 	if [[ -n $TEXT_VARIANTS_OPT ]]; then
 		for v in ${TEXT_VARIANTS_OPT//,/ }; do
 			k=text:$v
@@ -549,7 +556,8 @@ write_meta() {
 			ex+="${ex:+; }$ds: $(sql "SELECT string_agg(k, ', ') FROM (SELECT $(text_key_expr "$ds") AS k FROM generate_series(1::int8, 3) g) s"), ..."
 		done
 		meta "probe-text" "$TEXT_KEYS keys per dataset, one dataset at a time; $PROBES random existing keys per run, nested loop, index-only scan, joined in the collation of the index column; $ex"
-		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || daticulocale ELSE 'libc ' || datcollate END FROM pg_database WHERE datname = current_database()") (the default collation of btree-icu)"
+		# (17 renamed daticulocale to datlocale)
+		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || coalesce(to_jsonb(d) ->> 'datlocale', to_jsonb(d) ->> 'daticulocale') ELSE 'libc ' || datcollate END FROM pg_database d WHERE datname = current_database()") ($(has_icu && echo "the default collation of btree-icu" || echo "no ICU in this server: no btree-icu"))"
 		for v in "${TEXT_VARIANTS[@]}"; do
 			meta "text variant $(vname "$v")" "$(ddl_for "$v" k)${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}; probes joined on p.k = q.k$(text_collate "$v")$( ((PGO)) || [[ -n $BASELINE ]] && echo " [build: ${V_BUILD[$v]}]")"
 		done
@@ -625,7 +633,7 @@ main() {
 	log "cluster: $PGDATA_DIR, port $PORT (unix socket in $SOCKDIR only)"
 	# probe-text compares with btree in the database default collation: a
 	# real (ICU) one then, instead of C
-	has_workload probe-text && INITDB_LOCALE=$TEXT_INITDB_LOCALE
+	has_workload probe-text && has_icu && INITDB_LOCALE=$TEXT_INITDB_LOCALE
 	cluster_create 128MB
 	QDB=postgres sql "CREATE DATABASE $DB" >/dev/null
 	sql "CREATE EXTENSION pg_prewarm" >/dev/null

@@ -48,6 +48,9 @@ select_server() {
 	PG_CONFIG=$PGBIN/pg_config
 }
 
+# has_icu: was the server built with ICU?
+has_icu() { "$PG_CONFIG" --configure | grep -q -- "'--with-icu'"; }
+
 # build_install [DIR]: build btlayout (or the module in DIR of the repo)
 # for the server under test and install it.  The build runs in a scratch
 # copy of the repo, so that objects left by a build for another server
