@@ -119,10 +119,21 @@ first_at_endpoint(IndexScanDesc scan, ScanDirection dir)
 	btl_count_descent(scan);
 	buf = btl_get_endpoint(rel, 0, ScanDirectionIsBackward(dir),
 						   scan->xs_snapshot);
+	if (!BufferIsValid(buf) && IsolationIsSerializable())
+	{
+		/*
+		 * An empty index: nothing finer than the relation to lock.  An
+		 * insertion may have made the first leaf since we looked, with no
+		 * lock of ours for it to see: look again once the relation is
+		 * locked (nbtree's _bt_endpoint() does the same since its fix of
+		 * 2026, backpatched to 14).
+		 */
+		PredicateLockRelation(rel, scan->xs_snapshot);
+		buf = btl_get_endpoint(rel, 0, ScanDirectionIsBackward(dir),
+							   scan->xs_snapshot);
+	}
 	if (!BufferIsValid(buf))
 	{
-		/* An empty index: nothing finer than the relation to lock */
-		PredicateLockRelation(rel, scan->xs_snapshot);
 		BTScanPosInvalidate(so->currPos);
 		return false;
 	}
