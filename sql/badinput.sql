@@ -304,7 +304,8 @@ RESET default_transaction_read_only;
 -- Privileges.  btlayout_relayout() needs ownership of the index (as REINDEX);
 -- btlayout_page() and btlayout_check() are not granted to PUBLIC;
 -- btlayout_stats() is granted to pg_stat_scan_tables, as pgstatindex() is;
--- btlayout_search_stats() (this backend's counters) needs nothing.
+-- btlayout_search_stats() and btlayout_backend_state() (this backend's
+-- counters) need nothing.
 --
 CREATE ROLE regress_badinput_owner;
 CREATE ROLE regress_badinput_member IN ROLE regress_badinput_owner;
@@ -329,6 +330,7 @@ SELECT btlayout_check('bi_owned_k');
 SELECT leaf_pages FROM btlayout_stats('bi_owned_k');
 \echo :SQLSTATE
 SELECT count(*) FROM btlayout_search_stats();
+SELECT count(*) FROM btlayout_backend_state();
 RESET ROLE;
 GRANT pg_stat_scan_tables TO regress_badinput_other;
 SET ROLE regress_badinput_other;

@@ -3,9 +3,12 @@
 -- per-backend state could be capped at, with the copies of upper levels
 -- squeezed so that their pages are evicted, partitions detached and
 -- attached, indexes dropped and made again, reindexed and truncated
--- between lookups of one session.  Every answer is the heap's, and the
--- state keeps serving: lookups go from the copies and pin pages where
--- they were.
+-- between lookups of one session, a cursor whose index's copy is evicted
+-- between its fetches.  Every answer is the heap's, the state keeps
+-- serving (lookups go from the copies and pin pages where they were), and
+-- btlayout_backend_state() shows each eviction path taken: images evicted
+-- at the cap, recent-buffer chunks given up, entries and copies freed,
+-- lookup-relayout notes forgotten.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btlayout;
@@ -16,6 +19,7 @@ SET enable_bitmapscan = off;
 -- (the second pass of the suite starts with both off)
 SET btlayout.recent_buffers = 262144;
 SET btlayout.upper_copy = '4MB';
+SET btlayout.lookup_relayout = on;
 
 CREATE TEMP TABLE s0 AS
   SELECT upper_copy_hits AS hits, upper_copy_misses AS misses,
@@ -30,6 +34,27 @@ CREATE PROCEDURE reset_since() LANGUAGE sql AS $$
   UPDATE s0 SET hits = s.upper_copy_hits, misses = s.upper_copy_misses,
                 pins = s.recent_buffer_hits
   FROM btlayout_search_stats() s;
+$$;
+-- The backend's state: what became of it since the last state_mark()
+CREATE TEMP TABLE b0 AS SELECT * FROM btlayout_backend_state();
+CREATE PROCEDURE state_mark() LANGUAGE sql AS $$
+  DELETE FROM b0;
+  INSERT INTO b0 SELECT * FROM btlayout_backend_state();
+$$;
+CREATE FUNCTION state_since() RETURNS TABLE (
+  entries_made bigint, entries_invalidated bigint, entries_freed bigint,
+  images_evicted bigint, copies_dropped bigint, chunks_given_up bigint,
+  blocks_not_remembered bigint, notes_forgotten bigint)
+LANGUAGE sql AS $$
+  SELECT s.entries_made - z.entries_made,
+         s.entries_invalidated - z.entries_invalidated,
+         s.entries_freed - z.entries_freed,
+         s.images_evicted - z.images_evicted,
+         s.copies_dropped - z.copies_dropped,
+         s.chunks_given_up - z.chunks_given_up,
+         s.blocks_not_remembered - z.blocks_not_remembered,
+         s.notes_forgotten - z.notes_forgotten
+  FROM btlayout_backend_state() s, b0 z
 $$;
 
 -- 100 partitions of 6,000 keys each, two levels each (a root above about
@@ -84,6 +109,7 @@ $$;
 -- most pin their leaf where the first round found it (the recent-buffer
 -- table grows as it fills, and replaces an entry of a full set)
 SET btlayout.upper_copy = '4MB';
+CALL state_mark();
 SELECT wrong(6007, 1000) AS wrong_first_round;
 CALL reset_since();
 SELECT wrong(6007, 1000) AS wrong_second_round;
@@ -93,11 +119,19 @@ FROM since();
 SELECT count(*) AS indexes_with_copies FROM pg_inherits i
 WHERE i.inhparent = 'pt'::regclass
   AND btlayout_upper_copy_pages(i.inhrelid::regclass::text || '_k_idx') > 0;
+-- an entry, a copy and a recent-buffer map per index, and nothing evicted,
+-- given up or refused
+SELECT s.index_entries >= 100 AS entries_for_all, d.entries_made >= 100 AS made,
+       s.upper_copy_images >= 100 AS images_for_all,
+       d.images_evicted AS evicted, d.chunks_given_up AS given_up,
+       d.blocks_not_remembered AS not_remembered
+FROM btlayout_backend_state() s, state_since() d;
 
 -- Room for a few (the 100 roots take about 300 kB): the pages of
 -- partitions not used lately are evicted, a page at a time, the memory
 -- stays near the cap, and the answers stay right
 SET btlayout.upper_copy = '96kB';
+CALL state_mark();
 SELECT wrong(6007, 1000) AS wrong_squeezed;
 SELECT wrong(60007, 1000) AS wrong_squeezed_again;
 SELECT sum(btlayout_upper_copy_pages(i.inhrelid::regclass::text || '_k_idx'))
@@ -105,10 +139,77 @@ SELECT sum(btlayout_upper_copy_pages(i.inhrelid::regclass::text || '_k_idx'))
        (SELECT sum(total_bytes) FROM pg_backend_memory_contexts
         WHERE name = 'btlayout upper levels') < 3 * 96 * 1024 AS within_the_cap
 FROM pg_inherits i WHERE i.inhparent = 'pt'::regclass;
+-- images went at the cap, a page at a time, and the copies hold about
+-- what the cap allows (each of the 100 copies keeps its hash table, with
+-- or without images)
+SELECT d.images_evicted > 0 AS images_evicted,
+       s.upper_copy_images BETWEEN 1 AND 100 AS images_held,
+       s.upper_copy_bytes < 2 * 96 * 1024 AS bytes_near_the_cap
+FROM btlayout_backend_state() s, state_since() d;
+
+-- A cursor whose index's copy is evicted between its fetches: lookups of
+-- other partitions take the image of pt5's root; the cursor goes on
+-- forward, across leaves and into the next partition, and backward, from
+-- where it is, and from the start again
+CREATE FUNCTION lookups_away(n int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  wrong int := 0;
+  a bigint;
+  b bigint;
+  x int;
+BEGIN
+  FOR i IN 0 .. n - 1 LOOP
+    x := 300000 + (i * 6007) % 300000;
+    SELECT count(*) INTO a FROM pt WHERE k = x;
+    SELECT count(*) INTO b FROM ref WHERE k = x;
+    IF a <> b THEN
+      wrong := wrong + 1;
+    END IF;
+  END LOOP;
+  RETURN wrong;
+END
+$$;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM pt WHERE k >= 35990 ORDER BY k;
+FETCH 3 FROM c;
+SELECT btlayout_upper_copy_pages('pt5_k_idx') AS pt5_copied;
+CALL state_mark();
+SELECT lookups_away(600) AS wrong_away;
+SELECT btlayout_upper_copy_pages('pt5_k_idx') AS pt5_after_lookups_away,
+       images_evicted > 0 AS evicted
+FROM state_since();
+FETCH 3 FROM c;
+FETCH RELATIVE 2000 FROM c;
+FETCH BACKWARD 4 FROM c;
+SELECT lookups_away(600) AS wrong_away;
+FETCH RELATIVE -2000 FROM c;
+FETCH PRIOR FROM c;
+FETCH FIRST FROM c;
+-- the copies dropped whole (a new cap) between fetches
+SET btlayout.upper_copy = '64kB';
+FETCH ABSOLUTE 11 FROM c;
+FETCH BACKWARD 2 FROM c;
+COMMIT;
 SET btlayout.upper_copy = '4MB';
+
+-- Room for two chunks of recent buffers (1,024 blocks): lookups of every
+-- partition remember the blocks of the first maps and no more (a map in
+-- use keeps its chunks); once lookups of a few partitions have gone on
+-- long enough (4,096 blocks read), the maps not used since are cold, and
+-- give their chunks up to the maps in use
+SET btlayout.recent_buffers = 1024;
+CALL state_mark();
+SELECT wrong(6007, 500) AS wrong_few_chunks;
+SELECT lookups_away(6000) AS wrong_away;
+SELECT d.blocks_not_remembered > 0 AS not_remembered,
+       d.chunks_given_up > 0 AS given_up,
+       s.recent_buffer_chunks <= 2 AS chunks_at_the_cap
+FROM btlayout_backend_state() s, state_since() d;
+SET btlayout.recent_buffers = 262144;
 
 -- Partitions detached and attached, an index dropped and made again, one
 -- reindexed, one truncated and refilled: between lookups of this session
+CALL state_mark();
 ALTER TABLE pt DETACH PARTITION pt7;
 ALTER TABLE pt DETACH PARTITION pt8;
 SELECT count(*) AS rows_without_two FROM pt WHERE k BETWEEN 41000 AND 55000;
@@ -124,7 +225,18 @@ TRUNCATE pt13;
 INSERT INTO pt13 SELECT g, g % 97 FROM generate_series(78000, 83999) g;
 SELECT wrong(6007, 1000) AS wrong_after_changes;
 SELECT wrong(3001, 1000) AS wrong_after_changes_again;
-
+-- the entries of the dropped, reindexed and truncated indexes died with
+-- their relcache invalidations and were freed, copies and all; pt13's
+-- index, refilled by inserts, had its pages noted and laid out by lookups
+SELECT d.entries_invalidated >= 3 AS invalidated, d.entries_freed >= 3 AS freed,
+       d.copies_dropped >= 3 AS copies_dropped,
+       s.relayout_notes > 0 AS pages_noted
+FROM btlayout_backend_state() s, state_since() d;
+-- dropping the partitions forgets their entries and notes
+CALL state_mark();
 DROP TABLE pt, ref;
-DROP FUNCTION wrong(int, int), since();
-DROP PROCEDURE reset_since();
+SELECT d.entries_freed >= 100 AS freed, d.notes_forgotten > 0 AS notes_forgotten,
+       s.relayout_notes AS notes_left
+FROM btlayout_backend_state() s, state_since() d;
+DROP FUNCTION wrong(int, int), since(), lookups_away(int), state_since();
+DROP PROCEDURE reset_since(), state_mark();

@@ -7,7 +7,7 @@
 -- family missing from a 1.0 installation.  1.1 to 1.2 gives
 -- btlayout_search_stats() its recent-buffer column, 1.2 to 1.3 its
 -- upper-level copy columns and btlayout_upper_copy_pages(), 1.3 to 1.4 its
--- column of the copy's key searches.
+-- column of the copy's key searches, 1.4 to 1.5 btlayout_backend_state().
 --
 \set regress_db :DBNAME
 CREATE DATABASE btlayout_update;
@@ -79,6 +79,10 @@ SELECT recent_buffer_hits >= 0 AS recent_counted,
        upper_key_searches >= 0 AS keys_counted
 FROM btlayout_search_stats();
 SELECT btlayout_upper_copy_pages('t_k') >= 0 AS copy_pages;
+-- 1.5: what the backend keeps of the indexes it looks up
+SELECT index_entries >= 0 AS entries, images_evicted >= 0 AS images,
+       chunks_given_up >= 0 AS chunks, notes_forgotten >= 0 AS notes
+FROM btlayout_backend_state();
 
 -- The recreated family and class belong to the extension again
 SELECT pg_describe_object(d.classid, d.objid, 0) AS member

@@ -190,6 +190,35 @@ typedef struct BtlSearchCounters
 
 extern BtlSearchCounters btl_search_counters;
 
+/*
+ * What became of this backend's per-backend state (indexstate.c, upper.c,
+ * recent.c, relayout.c): events counted where they happen, for
+ * btlayout_backend_state() (stats.c), which adds what is held now.  Plain
+ * per-backend counters, none on a lookup's path through a page it has.
+ */
+typedef struct BtlStateCounters
+{
+	int64		entries_made;	/* index entries made */
+	int64		entries_invalidated;	/* ... marked dead by a relcache
+										 * invalidation */
+	int64		entries_freed;	/* ... freed (dead, or trimmed) */
+	int64		entries_trimmed;	/* ... freed as least recently used
+									 * beyond the soft limit */
+	int64		images_made;	/* page images of the copies made */
+	int64		images_evicted; /* ... evicted at btlayout.upper_copy */
+	int64		images_replaced;	/* ... freed for their page changed */
+	int64		copies_dropped; /* copies freed whole, images and all */
+	int64		copies_full;	/* times no image was cold at the cap */
+	int64		chunks_made;	/* chunks of recent-buffer maps made */
+	int64		chunks_given_up;	/* ... of cold maps, freed at the cap */
+	int64		blocks_not_remembered;	/* blocks read without room to
+										 * remember their buffer */
+	int64		notes_forgotten;	/* lookup-relayout notes forgotten on a
+									 * relcache invalidation */
+} BtlStateCounters;
+
+extern BtlStateCounters btl_state_counters;
+
 /* search.c (the key is a BtlSearchKey, compare.h) */
 struct BtlSearchKey;
 extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
@@ -255,6 +284,7 @@ extern void btl_index_state_drop_copies(void);
 extern void btl_lookup_begin(void);
 extern void btl_lookup_end(void);
 extern bool btl_lookup_nested(void);
+extern int64 btl_index_state_count(void);
 
 /*
  * recent.c.  The most entries btlayout.recent_buffers allows: 8 bytes
@@ -268,6 +298,7 @@ extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);
 extern void btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page);
 extern bool btl_recent_hint(Relation rel, BlockNumber blkno,
 							const char **page, uint16 *hikey, uint16 *first);
+extern int64 btl_recent_chunks(void);
 
 /* upper.c */
 extern int	btl_upper_copy;
@@ -280,6 +311,7 @@ extern BtlUpperCopy *btl_upper_copy_of(Relation rel);
 extern bool btl_upper_can_grow(const BtlUpperCopy *copy);
 extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
 extern bool btl_upper_copy_keys;
+extern void btl_upper_held(int64 *bytes, int64 *images);
 
 /*
  * The keys of an image's pivots, for an index of one integer key column
@@ -326,6 +358,7 @@ extern IndexBulkDeleteResult *btlayout_vacuumcleanup(IndexVacuumInfo *info,
 extern void btl_note_stale_page(Relation index, Buffer buf);
 extern void btl_relayout_noted(Relation index);
 extern void btl_relayout_forget(Oid relid);
+extern int64 btl_relayout_notes_held(void);
 
 /* wal.c */
 extern bool btl_wal_records;

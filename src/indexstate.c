@@ -42,6 +42,11 @@
  * for a long while is dropped when entries outnumber BTL_STATE_SOFT_LIMIT
  * (its next lookup makes a new one; docs/design.md, "Per-backend state").
  *
+ * Counters.  What became of the per-backend state (entries, images, chunks,
+ * notes) is counted where each event happens, in btl_state_counters, which
+ * this file owns, as plain backend-local int64s; btlayout_backend_state()
+ * (stats.c) reports them with what is held now.
+ *
  * src/indexstate.c
  *
  *-------------------------------------------------------------------------
@@ -61,6 +66,9 @@
 
 static HTAB *states;
 static uint64 use_counter;
+
+/* What became of the per-backend state (btlayout.h, btlayout_backend_state()) */
+BtlStateCounters btl_state_counters;
 
 /*
  * The entry found last, and the relcache entry it was found for: the
@@ -86,6 +94,7 @@ free_state(BtlIndexState *state)
 		btl_last_rel = NULL;
 	}
 	hash_search(states, &state->id, HASH_REMOVE, NULL);
+	btl_state_counters.entries_freed++;
 }
 
 /* Free the dead entries, when no lookup is under way */
@@ -120,8 +129,9 @@ invalidate(Datum arg, Oid relid)
 		return;
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
-		if (relid == InvalidOid || state->id.relid == relid)
+		if ((relid == InvalidOid || state->id.relid == relid) && !state->dead)
 		{
+			btl_state_counters.entries_invalidated++;
 			state->dead = true;
 			sweep_pending = true;
 		}
@@ -205,7 +215,10 @@ trim_states(void)
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
 		if (state->lastuse < horizon && state->copy == NULL)
+		{
 			free_state(state);
+			btl_state_counters.entries_trimmed++;
+		}
 }
 
 /*
@@ -239,6 +252,7 @@ btl_index_state_lookup(Relation rel)
 		state->dead = false;
 		state->recent = NULL;
 		state->copy = NULL;
+		btl_state_counters.entries_made++;
 	}
 	state->lastuse = ++use_counter;
 	btl_last_state = state;
@@ -303,6 +317,13 @@ bool
 btl_lookup_nested(void)
 {
 	return lookup_depth > 1;
+}
+
+/* The entries held now, dead ones not yet freed included */
+int64
+btl_index_state_count(void)
+{
+	return states ? (int64) hash_get_num_entries(states) : 0;
 }
 
 /* Free what upper.c asks to free, when no lookup is under way */

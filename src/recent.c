@@ -163,6 +163,7 @@ make_room(BtlRecentMap *self)
 		if (victim == self || victim->lastuse + RECENT_COLD_LOOKUPS > lookups)
 			break;
 		/* its chunks go; the map, empty, waits at the front for its index */
+		btl_state_counters.chunks_given_up += victim->nchunks;
 		free_chunks(victim);
 		dlist_move_head(&maps, &victim->node);
 	}
@@ -197,7 +198,10 @@ make_entry(BtlRecentMap *map, BlockNumber blkno)
 	BtlRecentEntry *chunk;
 
 	if (lookups < full_until || !make_room(map))
+	{
+		btl_state_counters.blocks_not_remembered++;
 		return NULL;
+	}
 	if (c >= map->ndir)
 	{
 		uint32		ndir = Max(c + 1, map->ndir * 2);
@@ -217,6 +221,7 @@ make_entry(BtlRecentMap *map, BlockNumber blkno)
 	map->dir[c] = chunk;
 	map->nchunks++;
 	total_chunks++;
+	btl_state_counters.chunks_made++;
 	return &chunk[blkno & (RECENT_CHUNK_ENTRIES - 1)];
 }
 
@@ -335,4 +340,11 @@ btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
 	*hikey = entry->hikey;
 	*first = entry->first;
 	return true;
+}
+
+/* The chunks all maps hold now; for btlayout_backend_state() */
+int64
+btl_recent_chunks(void)
+{
+	return (int64) total_chunks;
 }

@@ -231,10 +231,28 @@ btl_relayout_forget(Oid relid)
 	for (int i = 0; i < nnoted; i++)
 		if (relid != InvalidOid && noted[i].id.relid != relid)
 			noted[kept++] = noted[i];
+	btl_state_counters.notes_forgotten += nnoted - kept;
 	nnoted = kept;
 	for (int i = 0; i < BTL_CHECKED_PAGES; i++)
 		if (relid == InvalidOid || checked[i].id.relid == relid)
+		{
+			btl_state_counters.notes_forgotten += checked[i].id.relid != InvalidOid;
 			memset(&checked[i], 0, sizeof(BtlNotedPage));
+		}
+}
+
+/*
+ * The notes held now: pages noted for a relayout and pages remembered as
+ * looked at and left alone; for btlayout_backend_state()
+ */
+int64
+btl_relayout_notes_held(void)
+{
+	int64		n = nnoted;
+
+	for (int i = 0; i < BTL_CHECKED_PAGES; i++)
+		n += checked[i].id.relid != InvalidOid;
+	return n;
 }
 
 /*

@@ -2,12 +2,15 @@
  *
  * stats.c
  *	  Introspection: btlayout_stats() for a whole index, btlayout_page() for
- *	  one page.
+ *	  one page; btlayout_search_stats() and btlayout_backend_state() for
+ *	  what this backend's searches did and what it keeps.
  *
- * Both read pages under a share lock, one at a time, and work on a copy of
- * the page once the lock is released, so they never block writers for
- * longer than a page copy.  Whether a page is in a layout, in it with
+ * The first two read pages under a share lock, one at a time, and work on a
+ * copy of the page once the lock is released, so they never block writers
+ * for longer than a page copy.  Whether a page is in a layout, in it with
  * inserts since, or out of it is decided by page.c, as for a relayout pass.
+ * The other two read this backend's plain counters, which the search path
+ * and the per-backend state increment where things happen (btlayout.h).
  *
  * src/stats.c
  *
@@ -336,6 +339,54 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum(btl_search_counters.upper_copy_misses);
 	/* from 1.4 on */
 	values[9] = Int64GetDatum(btl_search_counters.upper_key_searches);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(btlayout_backend_state);
+
+/*
+ * btlayout_backend_state(): one row of what this backend keeps of the
+ * indexes it looks up (docs/design.md, "Per-backend state"), now, and what
+ * became of it since the backend started: index entries (indexstate.c),
+ * copies of upper levels (upper.c), recent-buffer maps (recent.c) and
+ * lookup-relayout notes (relayout.c).  Nothing is freed or swept to answer:
+ * dead entries not yet freed count as held.
+ */
+Datum
+btlayout_backend_state(PG_FUNCTION_ARGS)
+{
+	const BtlStateCounters *c = &btl_state_counters;
+	TupleDesc	tupdesc;
+	Datum		values[18];
+	bool		nulls[18] = {false};
+	int64		bytes;
+	int64		images;
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	btl_upper_held(&bytes, &images);
+	values[i++] = Int64GetDatum(btl_index_state_count());
+	values[i++] = Int64GetDatum(c->entries_made);
+	values[i++] = Int64GetDatum(c->entries_invalidated);
+	values[i++] = Int64GetDatum(c->entries_freed);
+	values[i++] = Int64GetDatum(c->entries_trimmed);
+	values[i++] = Int64GetDatum(bytes);
+	values[i++] = Int64GetDatum(images);
+	values[i++] = Int64GetDatum(c->images_made);
+	values[i++] = Int64GetDatum(c->images_evicted);
+	values[i++] = Int64GetDatum(c->images_replaced);
+	values[i++] = Int64GetDatum(c->copies_dropped);
+	values[i++] = Int64GetDatum(c->copies_full);
+	values[i++] = Int64GetDatum(btl_recent_chunks());
+	values[i++] = Int64GetDatum(c->chunks_made);
+	values[i++] = Int64GetDatum(c->chunks_given_up);
+	values[i++] = Int64GetDatum(c->blocks_not_remembered);
+	values[i++] = Int64GetDatum(btl_relayout_notes_held());
+	values[i++] = Int64GetDatum(c->notes_forgotten);
+	Assert(i == lengthof(values));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -249,6 +249,7 @@ btl_upper_free_copy(BtlIndexState *state)
 	upper_free(copy->images);
 	upper_free(copy);
 	state->copy = NULL;
+	btl_state_counters.copies_dropped++;
 }
 
 /*
@@ -509,6 +510,7 @@ make_room(Size size)
 		if (nring == 0 || steps++ >= CLOCK_STEPS)
 		{
 			full_until = lookups + FULL_BACKOFF;
+			btl_state_counters.copies_full++;
 			return false;
 		}
 		if (hand >= nring)
@@ -521,6 +523,7 @@ make_room(Size size)
 		}
 		owner = img->copy;
 		remove_image(owner, find_slot(owner, img->blkno));
+		btl_state_counters.images_evicted++;
 	}
 	return true;
 }
@@ -966,6 +969,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 		if (old->logged == logged && old->version == version)
 			return;
 		remove_image(copy, s);
+		btl_state_counters.images_replaced++;
 	}
 	if (!btl_upper_can_grow(copy))
 		return;
@@ -1027,6 +1031,18 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 	copy->npages++;
 	img->ringpos = nring;
 	ring[nring++] = img;
+	btl_state_counters.images_made++;
+}
+
+/*
+ * The bytes of the copies' memory held (as counted against the cap) and
+ * the images in it, now; for btlayout_backend_state()
+ */
+void
+btl_upper_held(int64 *bytes, int64 *images)
+{
+	*bytes = (int64) total_bytes;
+	*images = (int64) nring;
 }
 
 /*
