@@ -16,7 +16,17 @@
 #     pages read from their buffers
 #     (search_copy() at the cap), while the other clients split those
 #     pages; in one REPEATABLE READ snapshot it compares lookups, ranges
-#     both ways and arrays through the index with a heap scan.
+#     both ways and arrays through the index with a heap scan;
+#   - many indexes: two clients whose caps are small
+#     (btlayout.upper_copy = 64kB, btlayout.recent_buffers = 1024, two
+#     chunks) look keys up, in windows of 8 partitions at a time, in a
+#     table of 48 partitions each with its own btlayout index (a root
+#     above about 75 leaves), and compare each answer with a table of the
+#     same rows under a core btree index, while one more client, one
+#     partition at a time and one transaction each, in turn reindexes its
+#     index, truncates and refills it, drops its index and makes it
+#     again, or detaches and attaches it.  Each of the two records its
+#     btlayout_backend_state() after every transaction.
 #
 # The clients' transactions: point selects (unique and text keys), range
 # scans and ordered scans (an index is forced: enable_seqscan and
@@ -39,7 +49,11 @@
 # levels, searching the int indexes' copies by their keys.  The capped
 # client's lookups went from its copy to their leaf while the copy held
 # fewer images than the index had pages above its leaves: lookups below a
-# page it lacked read that page from its buffer.
+# page it lacked read that page from its buffer.  Each of the two
+# many-index clients' backends, by its last btlayout_backend_state(),
+# evicted images at its cap, gave up chunks of cold recent-buffer maps,
+# and had entries invalidated and freed by the other client's DDL; every
+# partition's index is checked and read as the heap with the others.
 #
 # BTL_CONC_SECONDS sets how long the load runs (default 20).
 
@@ -86,6 +100,83 @@ CREATE INDEX w_s ON w USING btlayout (s) WITH (layout = blocked);
 CREATE TABLE passes (kind text, pages bigint);
 VACUUM ANALYZE c;
 VACUUM ANALYZE w;
+});
+
+# Many indexes: 48 partitions of 3,000 keys, each with a btlayout index of
+# two levels (fillfactor 10), and the same rows under a core btree index
+$node->safe_psql(
+	$db, q{
+CREATE TABLE mp (k int4, v int4) PARTITION BY RANGE (k);
+DO $$
+BEGIN
+  FOR p IN 0 .. 47 LOOP
+    EXECUTE format('CREATE TABLE mp%s PARTITION OF mp FOR VALUES FROM (%s) TO (%s)',
+                   p, p * 3000, (p + 1) * 3000);
+  END LOOP;
+END
+$$;
+INSERT INTO mp SELECT g, g % 97 FROM generate_series(0, 143999) g;
+DO $$
+BEGIN
+  FOR p IN 0 .. 47 LOOP
+    EXECUTE format('CREATE INDEX mp%s_k ON mp%s USING btlayout (k) WITH (fillfactor = 10)', p, p);
+  END LOOP;
+END
+$$;
+CREATE TABLE mref (k int4, v int4);
+INSERT INTO mref SELECT * FROM mp;
+CREATE INDEX mref_k ON mref USING btree (k);
+VACUUM ANALYZE mp, mref;
+CREATE TABLE mstate AS SELECT 0 AS pid, * FROM btlayout_backend_state() WHERE false;
+CREATE SEQUENCE ddl_seq;
+-- n lookups of keys of partitions first .. first + np - 1 (and just
+-- outside), each an equality and a range, against the reference: the
+-- number of answers that differ
+CREATE FUNCTION many_wrong(first int, np int, n int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  wrong int := 0;
+  a bigint;
+  b bigint;
+  x int;
+BEGIN
+  FOR i IN 1 .. n LOOP
+    x := first * 3000 - 10 + floor(random() * (np * 3000 + 20))::int;
+    SELECT count(*) INTO a FROM mp WHERE k = x;
+    SELECT count(*) INTO b FROM mref WHERE k = x;
+    IF a <> b THEN
+      wrong := wrong + 1;
+    END IF;
+    SELECT coalesce(sum(k), -1) INTO a FROM (SELECT k FROM mp WHERE k >= x ORDER BY k LIMIT 3) s;
+    SELECT coalesce(sum(k), -1) INTO b FROM (SELECT k FROM mref WHERE k >= x ORDER BY k LIMIT 3) s;
+    IF a <> b THEN
+      wrong := wrong + 1;
+    END IF;
+  END LOOP;
+  RETURN wrong;
+END
+$$;
+-- One change of partition p, in one transaction: lookups meet the
+-- partition either as it was or as it is after
+CREATE FUNCTION many_ddl(p int, op int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF op = 0 THEN
+    EXECUTE format('REINDEX INDEX mp%s_k', p);
+  ELSIF op = 1 THEN
+    EXECUTE format('TRUNCATE mp%s', p);
+    EXECUTE format('INSERT INTO mp%s SELECT g, g %% 97 FROM generate_series(%s, %s) g',
+                   p, p * 3000, p * 3000 + 2999);
+  ELSIF op = 2 THEN
+    EXECUTE format('DROP INDEX mp%s_k', p);
+    EXECUTE format('CREATE INDEX mp%s_k ON mp%s USING btlayout (k) WITH (fillfactor = 10)', p, p);
+  ELSE
+    EXECUTE format('ALTER TABLE mp DETACH PARTITION mp%s', p);
+    EXECUTE format('ALTER TABLE mp ATTACH PARTITION mp%s FOR VALUES FROM (%s) TO (%s)',
+                   p, p * 3000, (p + 1) * 3000);
+  END IF;
+  INSERT INTO passes VALUES ('many_ddl ' || op, 1);
+END
+$$;
 });
 
 #
@@ -227,6 +318,26 @@ INSERT INTO passes SELECT 'capped_hits', upper_copy_hits FROM btlayout_search_st
 INSERT INTO passes SELECT 'capped_pages', btlayout_upper_copy_pages('w_s');
 });
 
+# The many-index clients: 200 lookups in a window of 8 partitions, then
+# the backend's state; and their DDL, a partition at a time, each kind in
+# turn
+my $many_file = $node->basedir . '/many.sql';
+append_to_file(
+	$many_file, q{
+\set w random(0, 5)
+SELECT CASE WHEN w = 0 THEN 1 ELSE ('many indexes: ' || w || ' answers differ from the reference')::int END
+FROM (SELECT many_wrong(:w * 8, 8, 200) AS w) s;
+INSERT INTO mstate SELECT pg_backend_pid(), * FROM btlayout_backend_state();
+});
+my $ddl_file = $node->basedir . '/ddl.sql';
+append_to_file(
+	$ddl_file, q{
+\set p random(0, 47)
+SELECT nextval('ddl_seq') % 4 AS op \gset
+SELECT many_ddl(:p, :op);
+\sleep 100 ms
+});
+
 my $relayout_file = $node->basedir . '/relayout.sql';
 append_to_file(
 	$relayout_file, q{
@@ -246,7 +357,9 @@ my %runs = (
 	clients => [ '--client=4', '--jobs=2', @client_files ],
 	vacuum => [ '--client=1', "--file=$vacuum_file" ],
 	relayout => [ '--client=1', "--file=$relayout_file" ],
-	capped => [ '--client=1', "--file=$capped_file" ],);
+	capped => [ '--client=1', "--file=$capped_file" ],
+	many => [ '--client=2', '--jobs=2', "--file=$many_file" ],
+	ddl => [ '--client=1', "--file=$ddl_file" ],);
 my %h;
 {
 	# the clients' plans must read the indexes
@@ -254,7 +367,10 @@ my %h;
 	foreach my $run (sort keys %runs)
 	{
 		local $ENV{PGOPTIONS} =
-		  $run eq 'capped' ? "$options -c btlayout.upper_copy=8kB" : $options;
+		    $run eq 'capped' ? "$options -c btlayout.upper_copy=8kB"
+		  : $run eq 'many'
+		  ? "$options -c btlayout.upper_copy=64kB -c btlayout.recent_buffers=1024"
+		  : $options;
 		my ($out, $err) = ('', '');
 		$h{$run} = {
 			out => \$out,
@@ -328,12 +444,46 @@ cmp_ok($capped_hits, '>', 0,
 note(sprintf('%d s: %d client transactions, %d VACUUM passes, %d relayout passes, %d pages rewritten',
 		$seconds, $done{clients}, $done{vacuum}, $relayout_passes, $pages));
 
+# Many indexes: the DDL of every kind ran, and each lookup client's
+# backend, by the state it recorded last, took every eviction path
+my %ddl = split /[|\n]/,
+  $node->safe_psql($db,
+	q{SELECT kind, count(*) FROM passes WHERE kind LIKE 'many_ddl %' GROUP BY kind ORDER BY kind});
+note('many indexes: changes of a partition by kind (0 REINDEX, 1 TRUNCATE, 2 DROP and CREATE INDEX, 3 DETACH and ATTACH): '
+	  . join(', ', map { "$_ $ddl{$_}" } sort keys %ddl));
+cmp_ok($done{many}, '>', 0,
+	"many indexes: $done{many} transactions of 200 lookups compared with the reference");
+foreach my $op (0 .. 3)
+{
+	cmp_ok($ddl{"many_ddl $op"} // 0, '>', 0, "many indexes: changes of kind $op under the lookups");
+}
+my @sessions = split /\n/, $node->safe_psql(
+	$db, q{
+SELECT pid, count(*), max(index_entries), max(images_evicted), max(copies_full),
+       max(chunks_given_up), max(blocks_not_remembered), max(entries_invalidated),
+       max(entries_freed), max(copies_dropped), max(upper_copy_bytes)
+FROM mstate GROUP BY pid ORDER BY pid});
+is(scalar(@sessions), 2, 'many indexes: both lookup clients recorded their backend state');
+foreach my $row (@sessions)
+{
+	my ($pid, $tx, $entries, $evicted, $full, $given_up, $not_remembered, $invalidated, $freed,
+		$dropped, $bytes) = split /\|/, $row;
+	note("many indexes, backend $pid: $tx transactions, at most $entries entries, $evicted images evicted "
+		  . "($full times none cold), $given_up chunks given up ($not_remembered blocks not remembered), "
+		  . "$invalidated entries invalidated, $freed freed, $dropped copies dropped, at most $bytes bytes of copies");
+	cmp_ok($evicted, '>', 0, "many indexes, backend $pid: images evicted at its cap of 64kB ($evicted)");
+	cmp_ok($given_up, '>', 0,
+		"many indexes, backend $pid: chunks of cold recent-buffer maps given up at its cap of two ($given_up)");
+	cmp_ok($invalidated, '>', 0, "many indexes, backend $pid: entries invalidated by the DDL ($invalidated)");
+	cmp_ok($freed, '>', 0, "many indexes, backend $pid: entries freed ($freed), $dropped copies with them");
+}
+
 #
 # After the load: the checker, and every index against the heap
 #
 my ($n, @failures) = btl_check_indexes($node, $db, 1);
 is(join("\n", @failures), '', 'btlayout_check(heapallindexed) passes on every index');
-is($n, 5, 'five btlayout indexes checked');
+is($n, 53, 'the five btlayout indexes and the 48 partitions\' indexes checked');
 my ($m, @problems) = btl_compare_with_heap($node, $db);
 is(join("\n", @problems), '',
 	'index and index-only scans of every index read as the heap');
