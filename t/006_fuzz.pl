@@ -42,12 +42,26 @@
 #             a query that raises the same data exception (SQLSTATE class
 #             22) on both sides answers alike and is counted as such, any
 #             other error is a finding
+#   many:     a table of 40 partitions, each with its own btlayout index
+#             (mp_bl), against the same rows under one btree index (mp_bt),
+#             with the session's recent buffers capped at 16 chunks for all
+#             indexes (btlayout.recent_buffers = 8192): lookups (equality,
+#             and the next three keys both ways) of 300 keys in windows of
+#             5 partitions moving over 3 windows, with the copies capped at
+#             16kB (btlayout.upper_copy), compared with mp_bt; between them,
+#             a partition's index reindexed, dropped and made again (in
+#             another layout), the partition truncated and refilled (mp_bt
+#             loses and gets the same rows), detached and attached, rows
+#             inserted into a window
 #   plans:    EXPLAIN of the first query of each (shape, kind, scan mode) and
 #             of every BTL_FUZZ_EXPLAIN_EVERY-th query: the btlayout side
 #             must name its index
 #   end:      both tables' contents in index order (forward and backward) and
 #             as multisets, before and after a final relayout;
-#             btlayout_check(heapallindexed) of every btlayout index
+#             btlayout_check(heapallindexed) of every btlayout index; the
+#             session's btlayout_backend_state() must show images evicted
+#             at the cap, chunks of cold recent-buffer maps given up, and
+#             entries invalidated and freed
 #
 # Environment:
 #   BTL_FUZZ_SEED=N           schedule seed (default 20240611); printed
@@ -1351,6 +1365,125 @@ sub run_queries
 	}
 }
 
+#
+# Many indexes (see the top): mp_bl, 40 partitions of 2,000 keys each with
+# an index of its own, and mp_bt
+#
+my $MANY_PARTS = 40;
+my $MANY_SPAN = 2000;
+my %many = (lookups => 0, keys => 0);
+
+sub many_setup
+{
+	my @stmts = (
+		'CREATE TABLE mp_bt (k int4, v int4)',
+		"INSERT INTO mp_bt SELECT g, g % 97 FROM generate_series(0, @{[ $MANY_PARTS * $MANY_SPAN - 1 ]}) g",
+		'CREATE INDEX mp_bt_idx ON mp_bt USING btree (k)',
+		'CREATE TABLE mp_bl (k int4, v int4) PARTITION BY RANGE (k)');
+	for my $p (0 .. $MANY_PARTS - 1)
+	{
+		push @stmts,
+		  sprintf('CREATE TABLE mp_bl_p%d PARTITION OF mp_bl FOR VALUES FROM (%d) TO (%d)',
+			$p, $p * $MANY_SPAN, ($p + 1) * $MANY_SPAN);
+	}
+	push @stmts, 'INSERT INTO mp_bl SELECT * FROM mp_bt';
+	for my $p (0 .. $MANY_PARTS - 1)
+	{
+		push @stmts, sprintf('CREATE INDEX mp_bl_p%d_idx ON mp_bl_p%d USING btlayout (k) WITH (fillfactor = 10, layout = %s)',
+			$p, $p, pick(@LAYOUTS));
+	}
+	push @stmts, 'ANALYZE mp_bt', 'ANALYZE mp_bl';
+	my @res = run(@stmts);
+	must_succeed(0, undef, 'many indexes: set up', \@stmts, \@res) or BAIL_OUT('could not create the partitions');
+}
+
+sub op_many
+{
+	my ($opno) = @_;
+	my $what = wpick(lookups => 6, reindex => 1, truncate => 1, recreate => 1, detach => 1, insert => 1);
+	my $p = rnd($MANY_PARTS);
+	my ($lo, $hi) = ($p * $MANY_SPAN, ($p + 1) * $MANY_SPAN);
+	my @stmts;
+	if ($what eq 'lookups')
+	{
+		# 300 keys, in windows of 5 partitions, 3 windows one after the
+		# other: the images of the windows left go cold and are evicted;
+		# the partitions of no window go unused, and their recent-buffer
+		# maps go cold over a few operations
+		my @keys;
+		for my $w (0 .. 2)
+		{
+			my $first = ($p + 5 * $w) % $MANY_PARTS;
+			for (1 .. 100)
+			{
+				push @keys, $first * $MANY_SPAN - 10 + rnd(5 * $MANY_SPAN + 20);
+			}
+		}
+		my $q = "SELECT string_agg(concat_ws(':', x, (SELECT count(*) FROM %T WHERE k = x),"
+		  . " (SELECT string_agg(k::text, ',') FROM (SELECT k FROM %T WHERE k >= x ORDER BY k LIMIT 3) s),"
+		  . " (SELECT string_agg(k::text, ',') FROM (SELECT k FROM %T WHERE k <= x ORDER BY k DESC LIMIT 3) s)),"
+		  . " ' ' ORDER BY o) FROM unnest('{" . join(',', @keys) . "}'::int4[]) WITH ORDINALITY u(x, o)";
+		my @pre = mode_sql('indexscan', chance(0.5), 0, 0, 0);
+		push @pre, "SET btlayout.upper_copy = '16kB'";
+		$current_gucs{'btlayout.upper_copy'} = "'16kB'";
+		(my $bt = $q) =~ s/%T/mp_bt/g;
+		(my $bl = $q) =~ s/%T/mp_bl/g;
+		my @res = run(@pre, $bt, $bl);
+		my ($rbt, $rbl) = @res[ -2, -1 ];
+		$comparisons++;
+		$qkinds{'many indexes'}++;
+		if ($rbt->{state} ne '00000' || !same_result($rbt, $rbl))
+		{
+			$mismatches++ if !same_result($rbt, $rbl);
+			$unexpected++ if $rbt->{state} ne '00000';
+			my @a = split / /, $rbt->{out};
+			my @b = split / /, $rbl->{out};
+			my @diff = grep { ($a[$_] // '') ne ($b[$_] // '') } 0 .. $#a;
+			report('MISMATCH (many indexes)', $opno, undef, 'btlayout: ' . clip($bl, 300),
+				'first differing keys (key:count:next three:previous three): '
+				  . join(' ', map { "btree $a[$_] btlayout " . ($b[$_] // '-') } @diff[ 0 .. ($#diff > 4 ? 4 : $#diff) ]),
+				'btree:    ' . show_result($rbt), 'btlayout: ' . show_result($rbl));
+			$stop = 1 if $mismatches >= 10;
+			return;
+		}
+		$many{lookups}++;
+		$many{keys} += @keys;
+	}
+	elsif ($what eq 'reindex')
+	{
+		@stmts = ("REINDEX INDEX mp_bl_p${p}_idx");
+	}
+	elsif ($what eq 'recreate')
+	{
+		@stmts = ("DROP INDEX mp_bl_p${p}_idx",
+			"CREATE INDEX mp_bl_p${p}_idx ON mp_bl_p$p USING btlayout (k) WITH (fillfactor = "
+			  . pick(10, 50, 90) . ', layout = ' . pick(@LAYOUTS) . ')');
+	}
+	elsif ($what eq 'detach')
+	{
+		@stmts = ("ALTER TABLE mp_bl DETACH PARTITION mp_bl_p$p",
+			"ALTER TABLE mp_bl ATTACH PARTITION mp_bl_p$p FOR VALUES FROM ($lo) TO ($hi)");
+	}
+	else
+	{
+		# the same rows on both sides: a refill after a truncation, or
+		# inserts (duplicates of keys there, and new ones)
+		my $n = 1 + rnd(3000);
+		my $step = 1 + rnd(7);
+		my $ins = "INSERT INTO %T SELECT $lo + (g * $step) % $MANY_SPAN, g FROM generate_series(1, $n) g";
+		@stmts = $what eq 'truncate'
+		  ? ("TRUNCATE mp_bl_p$p", "DELETE FROM mp_bt WHERE k >= $lo AND k < $hi")
+		  : ();
+		push @stmts, $ins =~ s/%T/mp_bl/r, $ins =~ s/%T/mp_bt/r;
+	}
+	if (@stmts)
+	{
+		my @res = run(@stmts);
+		return unless must_succeed($opno, undef, "many indexes: $what", \@stmts, \@res);
+	}
+	$count{"many indexes: $what"}++;
+}
+
 # A scroll cursor on each side, moved alike and compared at every step;
 # sometimes with writes or a relayout between steps
 sub op_cursor
@@ -1473,6 +1606,7 @@ finish_shape($_) for @shapes;
 diag("btlayout fuzz: seed $seed, $nops operations, $nshapes shapes, explain every $explain_every queries, "
 	  . "at most $maxrows rows per table");
 run('SET client_min_messages = warning', 'SET enable_seqscan = off', 'SET jit = off',
+	'SET btlayout.recent_buffers = 8192',
 	'SET max_parallel_workers_per_gather = 0', 'SET min_parallel_index_scan_size = 0',
 	'SET min_parallel_table_scan_size = 0');
 $psql->query_safe("\\pset null '<NULL>'");
@@ -1501,19 +1635,21 @@ for my $sh (@shapes)
 	}
 	must_succeed(0, $sh, 'create index', \@stmts, \@res) or BAIL_OUT('could not create indexes');
 }
+many_setup();
 
 #
 # The schedule
 #
 my @OPS = (
 	query => 64, cursor => 6, insert => 12, delete => 5, update => 5, vacuum => 2,
-	relayout => 2, set_layout => 1.5, switch_layout => 1.5, set_options => 0.3, reindex => 1, analyze => 0.5, check => 0.3);
+	relayout => 2, set_layout => 1.5, switch_layout => 1.5, set_options => 0.3, reindex => 1, analyze => 0.5, check => 0.3,
+	many => 2.5);
 my %OP_SUB = (
 	cursor => \&op_cursor, insert => \&op_insert, delete => \&op_delete, update => \&op_update,
 	vacuum => \&op_vacuum, relayout => \&op_relayout, set_layout => \&op_set_layout,
 	switch_layout => \&op_switch_layout,
 	set_options => \&op_set_options, reindex => \&op_reindex, analyze => \&op_analyze,
-	check => \&op_check);
+	check => \&op_check, many => \&op_many);
 
 my @pending;
 my $progress_every = $nops >= 20 ? int($nops / 10) : $nops;
@@ -1601,6 +1737,12 @@ sub final_compare
 final_compare('end of schedule');
 for my $sh (@shapes) { relayout($done, $sh, 'final relayout'); }
 final_compare('after a final relayout');
+# every partition's index of the many-index table
+{
+	my @stmts = map { "SELECT btlayout_check('mp_bl_p${_}_idx', true)" } 0 .. $MANY_PARTS - 1;
+	my @res = run(@stmts);
+	$final_checked = 0 unless must_succeed($done, undef, 'btlayout_check of the partitions', \@stmts, \@res);
+}
 
 my $stats = '';
 my ($sres) = run('SELECT layout_searches, layout_confirmed, layout_fallbacks, ordinary_searches, recent_buffer_hits, upper_copy_hits, upper_copy_misses, upper_key_searches FROM btlayout_search_stats()');
@@ -1613,11 +1755,15 @@ my @int_shapes = grep {
 	@{ $_->{keys} } == 1 && $_->{keys}[0]{dir} eq 'ASC'
 	  && $_->{keys}[0]{type} =~ /^(int2|int4|int8|timestamp)$/
 } @shapes;
+my ($bstate) = run('SELECT index_entries, images_evicted, copies_full, chunks_given_up, blocks_not_remembered,'
+	. ' entries_invalidated, entries_freed, copies_dropped, notes_forgotten FROM btlayout_backend_state()');
+my ($b_entries, $b_evicted, $b_full, $b_given_up, $b_not_remembered, $b_invalidated, $b_freed, $b_dropped,
+	$b_forgotten) = $bstate->{state} eq '00000' ? split(/\|/, $bstate->{out}) : (0) x 9;
 my ($levels) = run("SELECT string_agg(c.relname || ' ' || (bt_metap(c.relname)).level, ', ' ORDER BY c.relname)"
 	. " FROM pg_class c WHERE c.relname ~ '^s[0-9]+_bt_idx\$'");
 my ($laid) = run("SELECT string_agg(c.relname || ' ' || s.layout || ' ' || s.laid_out_percent || '% of '"
 	. " || s.pages || ' pages', ', ' ORDER BY c.relname) FROM pg_class c, btlayout_stats(c.oid) s"
-	. " WHERE c.relam = (SELECT oid FROM pg_am WHERE amname = 'btlayout')");
+	. " WHERE c.relam = (SELECT oid FROM pg_am WHERE amname = 'btlayout') AND c.relname !~ '^mp_bl'");
 
 $psql->quit;
 $tb->output($saved_output);
@@ -1641,6 +1787,10 @@ diag("plans not using the btlayout index:\n  " . join("\n  ", @unused_plans[ 0 .
   if @unused_plans;
 diag("btlayout_search_stats (layout searches, confirmed, fallbacks, ordinary, recent-buffer pins, upper-copy hits, misses, key searches): $stats");
 diag("btlayout indexes: $laid->{out}");
+diag("many indexes: $many{lookups} rounds of lookups of $many{keys} keys; backend state: $b_entries entries,"
+	  . " $b_evicted images evicted ($b_full times none cold), $b_given_up chunks given up"
+	  . " ($b_not_remembered blocks not remembered), $b_invalidated entries invalidated, $b_freed freed,"
+	  . " $b_dropped copies dropped, $b_forgotten relayout notes forgotten");
 diag("copy capped at 8kB: $capped{queries} queries, $capped{deep} on indexes of three or more levels,"
 	  . " $capped{hits} lookups from the copy there, at most $capped{pages} page(s) per copy");
 diag("root levels at the end (btree side): $levels->{out}; highest seen: "
@@ -1682,6 +1832,17 @@ SKIP:
 	cmp_ok($capped{pages}, '<=', 128, "with the copy capped at 8kB, a copy held $capped{pages} images at most");
 	cmp_ok($capped{hits}, '>', 0,
 		"capped at 8kB, lookups walked from the copy to their leaf through internal pages in their buffers ($capped{hits})");
+}
+SKIP:
+{
+	skip "only $many{lookups} rounds of lookups over the partitions (seed $seed)", 3
+	  if $many{lookups} < 5;
+	cmp_ok($b_evicted, '>', 0,
+		"many indexes: images of the copies evicted at the cap ($b_evicted, $b_full times none was cold)");
+	cmp_ok($b_given_up, '>', 0,
+		"many indexes: chunks of cold recent-buffer maps given up at the cap ($b_given_up; $b_not_remembered blocks not remembered)");
+	ok($b_invalidated > 0 && $b_freed > 0,
+		"index entries invalidated ($b_invalidated) and freed ($b_freed, $b_dropped copies with them)");
 }
 cmp_ok($count{'queries, lookup relayouts off, layout switched without a relayout'} // 0, '>', 0,
 	'queries ran with lookup relayouts off on indexes whose layout was switched without a relayout ('
