@@ -238,5 +238,60 @@ DROP TABLE pt, ref;
 SELECT d.entries_freed >= 100 AS freed, d.notes_forgotten > 0 AS notes_forgotten,
        s.relayout_notes AS notes_left
 FROM btlayout_backend_state() s, state_since() d;
+
+-- More indexes than the entries kept (4,096), each of two levels, looked
+-- up once each with room for few images: the hand evicts the first ones'
+-- images, and entries whose copies it emptied are trimmed like those that
+-- never had one, so the entries stay near the limit instead of growing
+-- with the indexes looked up
+DO $$
+BEGIN
+  FOR b IN 0 .. 8 LOOP
+    FOR i IN b * 500 + 1 .. b * 500 + 500 LOOP
+      EXECUTE format('CREATE TABLE m%s (k int4) WITH (autovacuum_enabled = off)', i);
+      EXECUTE format('INSERT INTO m%s SELECT g FROM generate_series(1, 200) g', i);
+      EXECUTE format('CREATE INDEX m%s_k ON m%s USING btlayout (k) WITH (fillfactor = 10)', i, i);
+    END LOOP;
+    COMMIT;
+  END LOOP;
+END
+$$;
+SELECT count(*) AS two_levels FROM btlayout_stats('m4500_k') WHERE root_pages = 1 AND leaf_pages > 1;
+SET btlayout.upper_copy = '64kB';
+CREATE TEMP TABLE t0 AS SELECT entries_trimmed FROM btlayout_backend_state();
+-- (a transaction every 500 tables: each lookup holds its table's lock)
+CREATE PROCEDURE look_each(n int, INOUT wrong int) LANGUAGE plpgsql AS $$
+DECLARE
+  c bigint;
+BEGIN
+  wrong := 0;
+  FOR i IN 1 .. n LOOP
+    EXECUTE format('SELECT count(*) FROM m%s WHERE k = %s', i, i % 200 + 1) INTO c;
+    IF c <> 1 THEN
+      wrong := wrong + 1;
+    END IF;
+    IF i % 500 = 0 THEN
+      COMMIT;
+    END IF;
+  END LOOP;
+END
+$$;
+CALL look_each(4500, NULL);
+SELECT s.entries_trimmed > t.entries_trimmed AS trimmed,
+       s.index_entries <= 4096 AS entries_within_the_limit,
+       s.images_evicted > 0 AS images_evicted
+FROM btlayout_backend_state() s, t0 t;
+CALL look_each(4500, NULL);
+DO $$
+BEGIN
+  FOR b IN 0 .. 8 LOOP
+    FOR i IN b * 500 + 1 .. b * 500 + 500 LOOP
+      EXECUTE format('DROP TABLE m%s', i);
+    END LOOP;
+    COMMIT;
+  END LOOP;
+END
+$$;
+RESET btlayout.upper_copy;
 DROP FUNCTION wrong(int, int), since(), lookups_away(int), state_since();
-DROP PROCEDURE reset_since(), state_mark();
+DROP PROCEDURE reset_since(), state_mark(), look_each(int, int);

@@ -202,8 +202,10 @@ btl_index_state_init(void)
 }
 
 /*
- * Drop the least recently used quarter of the entries that hold no images
- * (an entry holding images goes with its last image, upper.c).
+ * Drop the entries not used for the last three quarters of the limit's
+ * uses that hold no images: none was ever made, or the eviction hand of
+ * upper.c took them all (their copies' images are the copies' to give up,
+ * page by page, and an entry goes once they are gone).
  */
 static void
 trim_states(void)
@@ -214,7 +216,8 @@ trim_states(void)
 
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
-		if (state->lastuse < horizon && state->copy == NULL)
+		if (state->lastuse < horizon &&
+			(state->copy == NULL || btl_upper_copy_empty(state->copy)))
 		{
 			free_state(state);
 			btl_state_counters.entries_trimmed++;

@@ -801,7 +801,7 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 
 		if (page == NULL)
 		{
-			if (level == PG_UINT32_MAX || btl_upper_can_grow(copy))
+			if (level == PG_UINT32_MAX || btl_upper_can_grow())
 				break;
 			ibuf = read_and_lock(rel, blkno, key);
 			page = BufferGetPage(ibuf);

@@ -66,7 +66,9 @@
  * gives its room back page by page to the indexes it uses now, and a set
  * of indexes whose upper levels fit is never evicted, however many
  * indexes that is.  A copy goes whole only with its index's entry (a
- * relcache invalidation: REINDEX, TRUNCATE, DROP, a changed option).
+ * relcache invalidation: REINDEX, TRUNCATE, DROP, a changed option; or,
+ * once the hand has taken its last image, the trimming of entries not
+ * used lately, indexstate.c).
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
  *
@@ -252,6 +254,13 @@ btl_upper_free_copy(BtlIndexState *state)
 	btl_state_counters.copies_dropped++;
 }
 
+/* Has the copy no image left (indexstate.c may then drop its entry)? */
+bool
+btl_upper_copy_empty(const BtlUpperCopy *copy)
+{
+	return copy->npages == 0;
+}
+
 /*
  * Drop every copy if the setting changed (indexstate.c calls this when no
  * lookup is under way).
@@ -296,7 +305,7 @@ btl_upper_copy_of(Relation rel)
  * make_room() find an image to evict the last time it looked?
  */
 bool
-btl_upper_can_grow(const BtlUpperCopy *copy)
+btl_upper_can_grow(void)
 {
 	return lookups >= full_until;
 }
@@ -971,7 +980,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 		remove_image(copy, s);
 		btl_state_counters.images_replaced++;
 	}
-	if (!btl_upper_can_grow(copy))
+	if (!btl_upper_can_grow())
 		return;
 
 	img = make_image(BufferGetPage(buf), copy->bytewise, copy->keywidth);
