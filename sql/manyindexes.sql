@@ -79,9 +79,10 @@ SELECT count(*) AS partitions_of_two_levels
 FROM pg_inherits i, btlayout_stats(i.inhrelid::regclass::text || '_k_idx') s
 WHERE i.inhparent = 'pt'::regclass AND s.root_pages = 1 AND s.leaf_pages > 100;
 
--- Lookups of keys spread over every partition, in turn: the number whose
--- answer differs from the reference's
-CREATE FUNCTION wrong(step int, n int) RETURNS int LANGUAGE plpgsql AS $$
+-- Lookups of keys spread over every partition (or over span keys from
+-- lo), in turn: the number whose answer differs from the reference's
+CREATE FUNCTION wrong(step int, n int, lo int DEFAULT -50, span int DEFAULT 600100)
+RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   wrong int := 0;
   a bigint;
@@ -89,7 +90,7 @@ DECLARE
   x int;
 BEGIN
   FOR i IN 0 .. n - 1 LOOP
-    x := (i * step) % 600100 - 50;
+    x := lo + (i * step) % span;
     SELECT count(*) INTO a FROM pt WHERE k = x;
     SELECT count(*) INTO b FROM ref WHERE k = x;
     IF a <> b THEN
@@ -151,37 +152,19 @@ FROM btlayout_backend_state() s, state_since() d;
 -- other partitions take the image of pt5's root; the cursor goes on
 -- forward, across leaves and into the next partition, and backward, from
 -- where it is, and from the start again
-CREATE FUNCTION lookups_away(n int) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-  wrong int := 0;
-  a bigint;
-  b bigint;
-  x int;
-BEGIN
-  FOR i IN 0 .. n - 1 LOOP
-    x := 300000 + (i * 6007) % 300000;
-    SELECT count(*) INTO a FROM pt WHERE k = x;
-    SELECT count(*) INTO b FROM ref WHERE k = x;
-    IF a <> b THEN
-      wrong := wrong + 1;
-    END IF;
-  END LOOP;
-  RETURN wrong;
-END
-$$;
 BEGIN;
 DECLARE c SCROLL CURSOR FOR SELECT k FROM pt WHERE k >= 35990 ORDER BY k;
 FETCH 3 FROM c;
 SELECT btlayout_upper_copy_pages('pt5_k_idx') AS pt5_copied;
 CALL state_mark();
-SELECT lookups_away(600) AS wrong_away;
+SELECT wrong(6007, 600, 300000, 300000) AS wrong_away;
 SELECT btlayout_upper_copy_pages('pt5_k_idx') AS pt5_after_lookups_away,
        images_evicted > 0 AS evicted
 FROM state_since();
 FETCH 3 FROM c;
 FETCH RELATIVE 2000 FROM c;
 FETCH BACKWARD 4 FROM c;
-SELECT lookups_away(600) AS wrong_away;
+SELECT wrong(6007, 600, 300000, 300000) AS wrong_away;
 FETCH RELATIVE -2000 FROM c;
 FETCH PRIOR FROM c;
 FETCH FIRST FROM c;
@@ -200,7 +183,7 @@ SET btlayout.upper_copy = '4MB';
 SET btlayout.recent_buffers = 1024;
 CALL state_mark();
 SELECT wrong(6007, 500) AS wrong_few_chunks;
-SELECT lookups_away(6000) AS wrong_away;
+SELECT wrong(6007, 6000, 300000, 300000) AS wrong_away;
 SELECT d.blocks_not_remembered > 0 AS not_remembered,
        d.chunks_given_up > 0 AS given_up,
        s.recent_buffer_chunks <= 2 AS chunks_at_the_cap
@@ -293,5 +276,5 @@ BEGIN
 END
 $$;
 RESET btlayout.upper_copy;
-DROP FUNCTION wrong(int, int), since(), lookups_away(int), state_since();
+DROP FUNCTION wrong(int, int, int, int), since(), state_since();
 DROP PROCEDURE reset_since(), state_mark(), look_each(int, int);
