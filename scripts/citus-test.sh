@@ -146,6 +146,15 @@ expected: $3"
 	fi
 }
 
+# like DESCRIPTION GOT PATTERN: ok if GOT matches the grep PATTERN
+like() {
+	if printf '%s' "$2" | grep -q "$3"; then
+		ok "$1"
+	else
+		notok "$1" "$2"
+	fi
+}
+
 # try DESCRIPTION SQL: ok if SQL runs without error
 try() {
 	local out
@@ -418,19 +427,11 @@ if [ "$PG18" = 1 ]; then
 	is "INSERT ... ON CONFLICT on the unique btlayout index (router, DO UPDATE, DO NOTHING, multi-row)" "${RES[items]}" "7|-7 $((ROWS + 1))  9 50 "
 	is "the same statements on the btree twin give the same results" "${RES[items]}" "${RES[items_bt]}"
 	out=$(sql "INSERT INTO $S.items (id) VALUES (42)" 2>&1)
-	if printf '%s' "$out" | grep -q "duplicate key value violates unique constraint \"items_id_[0-9]*\""; then
-		ok "a duplicate key is refused by the unique btlayout index of the shard"
-	else
-		notok "a duplicate key is refused by the unique btlayout index of the shard" "$out"
-	fi
+	like "a duplicate key is refused by the unique btlayout index of the shard" "$out" "duplicate key value violates unique constraint \"items_id_[0-9]*\""
 	got=$(sql "SELECT count(*) FILTER (WHERE success AND result = 'btlayout'), count(*) FROM run_command_on_placements('$S.orders', ${Q}SELECT string_agg(DISTINCT am.amname, ',') FROM pg_constraint co JOIN pg_class ci ON ci.oid = co.conindid JOIN pg_am am ON am.oid = ci.relam WHERE co.contype = 'f' AND co.conrelid = '%s'::regclass${Q})" 2>&1)
 	is "on every shard the foreign key of $S.orders uses the unique btlayout index of $S.items" "$got" "$SHARDS|$SHARDS"
 	out=$(sql "INSERT INTO $S.orders VALUES (0, $((ROWS + 1000)), 1)" 2>&1)
-	if printf '%s' "$out" | grep -q "violates foreign key constraint"; then
-		ok "a row without a referenced item is refused by the foreign key"
-	else
-		notok "a row without a referenced item is refused by the foreign key" "$out"
-	fi
+	like "a row without a referenced item is refused by the foreign key" "$out" "violates foreign key constraint"
 	got=$(sql "DELETE FROM $S.items WHERE id = 10; DELETE FROM $S.items_bt WHERE id = 10; SELECT count(*) FROM $S.orders WHERE item_id = 10" 2>&1)
 	is "ON DELETE CASCADE through the foreign key" "$got" "0"
 	got=$(sql "INSERT INTO $S.ref VALUES (5, 'five') ON CONFLICT (k) DO UPDATE SET label = excluded.label; SELECT label FROM $S.ref WHERE k = 5" 2>&1)
@@ -439,11 +440,7 @@ if [ "$PG18" = 1 ]; then
 else
 	note "skip: INSERT ... ON CONFLICT and foreign keys with a unique btlayout index need PostgreSQL 18 (README, Limitations)"
 	out=$(sql "INSERT INTO $S.items (id) VALUES (42)" 2>&1)
-	if printf '%s' "$out" | grep -q "duplicate key value violates unique constraint"; then
-		ok "a duplicate key is refused by the unique btlayout index of the shard"
-	else
-		notok "a duplicate key is refused by the unique btlayout index of the shard" "$out"
-	fi
+	like "a duplicate key is refused by the unique btlayout index of the shard" "$out" "duplicate key value violates unique constraint"
 fi
 compare_queries "after the writes"
 phase_time "unique index"
