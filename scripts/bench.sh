@@ -26,7 +26,7 @@ Usage: scripts/bench.sh [options]
 
 Benchmarks btlayout index variants against core btree (and hash) on a
 throwaway PostgreSQL cluster (--pg, default 15).  Run as root (re-runs itself with sudo).
-Defaults take about 15 minutes on 2 cores at scale 100.
+Defaults take about 18 minutes on 2 cores at scale 100.
 
 Data and length:
   --scale N          pgbench scale; also sizes the probe tables (N*100000
