@@ -28,7 +28,7 @@ my $node = PostgreSQL::Test::Cluster->new('defects');
 $node->init;
 $node->append_conf('postgresql.conf', "autovacuum = off\n");
 $node->start;
-my $major = $node->safe_psql('postgres', 'SHOW server_version_num') / 10000;
+my $major = int($node->safe_psql('postgres', 'SHOW server_version_num') / 10000);
 
 $node->safe_psql(
 	'postgres', q{
