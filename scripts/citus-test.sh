@@ -169,13 +169,16 @@ now() {
 	date +%s.%N
 }
 
+# since T: the seconds from T (a now) to now, as "12.3 s"
+since() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'
+}
+
 T_PHASE=$(now)
 T_START=$T_PHASE
 phase_time() {
-	local t
-	t=$(now)
-	note "time: $1 $(awk -v a="$T_PHASE" -v b="$t" 'BEGIN { printf "%.1f s", b - a }')"
-	T_PHASE=$t
+	note "time: $1 $(since "$T_PHASE")"
+	T_PHASE=$(now)
 }
 
 # --- the cluster -----------------------------------------------------------
@@ -227,7 +230,7 @@ t=$(now)
 try "$ROWS rows into each (inserts into the unique btlayout index)" "
 INSERT INTO $S.items $FILL;
 INSERT INTO $S.items_bt $FILL;"
-note "time: load $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
+note "time: load $(since "$t")"
 t=$(now)
 try "btlayout indexes of every layout, text_bin_ops and multi-column, built on the shards" "
 CREATE INDEX items_a ON $S.items USING btlayout (a) WITH (layout = eytzinger);
@@ -237,7 +240,7 @@ CREATE INDEX items_d ON $S.items USING btlayout (d) WITH (layout = blocked);
 CREATE INDEX items_e ON $S.items USING btlayout (e) WITH (layout = none);
 CREATE INDEX items_code ON $S.items USING btlayout (code $X.text_bin_ops) WITH (layout = eytzinger);
 CREATE INDEX items_g_d ON $S.items USING btlayout (g, d DESC) INCLUDE (e) WITH (layout = veb, fillfactor = 80);"
-note "time: build 7 btlayout indexes $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
+note "time: build 7 btlayout indexes $(since "$t")"
 try "the btree twin's indexes" "
 CREATE INDEX items_bt_a ON $S.items_bt (a);
 CREATE INDEX items_bt_b ON $S.items_bt (b);
@@ -461,7 +464,7 @@ if [ "$NODES" -ge 2 ]; then
 	t=$(now)
 	try "citus_move_shard_placement of shard $SHARD (and its co-located shards) from $SRC_HOST:$SRC_PORT to $DST_HOST:$DST_PORT, $MODE" \
 		"SELECT citus_move_shard_placement($SHARD, '$SRC_HOST', $SRC_PORT, '$DST_HOST', $DST_PORT, shard_transfer_mode => '$MODE')"
-	note "time: move $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
+	note "time: move $(since "$t")"
 	got=$(sql "SELECT nodename || ':' || nodeport FROM citus_shards WHERE shardid = $SHARD")
 	is "shard $SHARD is now on $DST_HOST:$DST_PORT" "$got" "$DST_HOST:$DST_PORT"
 
@@ -472,7 +475,7 @@ if [ "$NODES" -ge 2 ]; then
 	t=$(now)
 	try "citus_split_shard_by_split_points of shard $SPLIT at $MID onto nodes $NODE_IDS, $MODE" \
 		"SELECT citus_split_shard_by_split_points($SPLIT, ARRAY['$MID'], ARRAY[$NODE_IDS], shard_transfer_mode => '$MODE')"
-	note "time: split $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
+	note "time: split $(since "$t")"
 	NEW=$(sql "SELECT count(*) FROM citus_shards WHERE table_name = '$S.items'::regclass")
 	is "$S.items has one shard more after the split" "$NEW" "$((SHARDS + 1))"
 	note "new shards: $(sql "SELECT string_agg(shardid || '@' || nodename || ':' || nodeport, ' ' ORDER BY shardid) FROM citus_shards WHERE table_name = '$S.items'::regclass AND shardid > (SELECT max(shardid) FROM pg_dist_shard WHERE logicalrelid = '$S.items'::regclass) - 2")"
@@ -545,7 +548,7 @@ else
 	sql "CALL citus_cleanup_orphaned_resources()" >/dev/null 2>&1
 	try "drop the scratch schema $S" "DROP SCHEMA $S CASCADE"
 fi
-note "btlayout $BTL, Citus $CITUS, $(sql "SHOW server_version"); $(awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "%.0f s", b - a }') in all"
+note "btlayout $BTL, Citus $CITUS, $(sql "SHOW server_version"); $(since "$T_START") in all"
 echo "1..$N"
 note "$NOK ok, $NFAIL not ok"
 [ "$NFAIL" -eq 0 ]
