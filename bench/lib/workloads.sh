@@ -650,15 +650,21 @@ wl_range_mix() {
 	wl_mix "$1" range-mix range_mix.sql "SELECT count(*) FROM mix_t WHERE {col} BETWEEN 5 AND 105" "Index Only Scan"
 }
 
+# make_write_table T: a fresh table T (k, v) of WROWS keys, all visible,
+# for build, write and write-mix
+make_write_table() {
+	sql "DROP TABLE IF EXISTS $1;
+	     CREATE TABLE $1 (k $(key_sql_type) NOT NULL, v int4 NOT NULL);
+	     INSERT INTO $1 SELECT $(key_expr g), (g % 1000)::int4 FROM generate_series(1, $WROWS) g;" >/dev/null
+	vacuum_visible "$1"
+}
+
 # build and write share write_t: a fresh table of WROWS keys for each
 # variant in each round; build times its CREATE INDEX, write then runs the
 # write mix through that index.
 wl_build_write() {
 	local r=$1 v=$2 script tps size msg
-	sql "DROP TABLE IF EXISTS write_t;
-	     CREATE TABLE write_t (k $(key_sql_type) NOT NULL, v int4 NOT NULL);
-	     INSERT INTO write_t SELECT $(key_expr g), (g % 1000)::int4 FROM generate_series(1, $WROWS) g;" >/dev/null
-	vacuum_visible "write_t"
+	make_write_table write_t
 	sql "SELECT pg_prewarm('write_t'); CHECKPOINT" >/dev/null
 	sql_timed "${V_SET[$v]}" "CREATE INDEX write_idx ON write_t $(ddl_for "$v" k);"
 	if has_workload build; then
@@ -691,15 +697,14 @@ wl_build_write() {
 # with the machine's drift shared by all.  The share of each index's pages
 # still in its layout after the run is recorded too.
 wl_write_mix() {
-	local r=$1 v t
+	local r=$1 v t vs=()
 	activate_build "$(mix_variants | head -n 1)"
 	for v in $(mix_variants); do
-		applies "$v" write-mix || continue
+		applies "$v" write-mix && vs+=("$v")
+	done
+	for v in "${vs[@]}"; do
 		t="wmix_$(vid "$v")"
-		sql "DROP TABLE IF EXISTS $t;
-		     CREATE TABLE $t (k $(key_sql_type) NOT NULL, v int4 NOT NULL);
-		     INSERT INTO $t SELECT $(key_expr g), (g % 1000)::int4 FROM generate_series(1, $WROWS) g;" >/dev/null
-		vacuum_visible "$t"
+		make_write_table "$t"
 		sql "${V_SET[$v]} CREATE INDEX ${t}_k ON $t $(ddl_for "$v" k);
 		     SELECT pg_prewarm('$t'), pg_prewarm('${t}_k')" >/dev/null
 		check_plan_with "write-mix/$v" "SELECT 1" "SELECT 1" "UPDATE $t SET k = 1 WHERE k = 2" \
@@ -707,12 +712,8 @@ wl_write_mix() {
 	done
 	sql "CHECKPOINT" >/dev/null
 	run_mix "$r" write-mix "$BENCH/pgbench/write_mix.sql" 1 rate_1c
-	for v in $(mix_variants); do
-		applies "$v" write-mix || continue
+	for v in "${vs[@]}"; do
 		layout_stats_hook "$r" write-mix "$v" "wmix_$(vid "$v")_k"
-	done
-	for v in $(mix_variants); do
-		applies "$v" write-mix || continue
 		sql "DROP TABLE wmix_$(vid "$v")" >/dev/null
 	done
 	sql "CHECKPOINT" >/dev/null
