@@ -215,12 +215,46 @@ SELECT d.entries_invalidated >= 3 AS invalidated, d.entries_freed >= 3 AS freed,
        d.copies_dropped >= 3 AS copies_dropped,
        s.relayout_notes > 0 AS pages_noted
 FROM btlayout_backend_state() s, state_since() d;
--- dropping the partitions forgets their entries and notes
+-- dropping the partitions forgets their notes and leaves their entries
+-- stale, copies freed; the catalog shows them gone where the next lookups
+-- begin, 16 at a time, and they are freed
+CREATE TABLE after_drop (k int4) WITH (autovacuum_enabled = off);
+INSERT INTO after_drop SELECT g FROM generate_series(1, 100) g;
+CREATE INDEX after_drop_k ON after_drop USING btlayout (k);
 CALL state_mark();
 DROP TABLE pt, ref;
-SELECT d.entries_freed >= 100 AS freed, d.notes_forgotten > 0 AS notes_forgotten,
-       s.relayout_notes AS notes_left
+SELECT d.entries_freed AS freed, d.entries_invalidated >= 100 AS invalidated,
+       d.copies_dropped >= 100 AS copies_dropped,
+       d.notes_forgotten > 0 AS notes_forgotten, s.relayout_notes AS notes_left
 FROM btlayout_backend_state() s, state_since() d;
+DO $$
+BEGIN
+  FOR i IN 1 .. 8 LOOP
+    PERFORM count(*) FROM after_drop WHERE k = i;
+  END LOOP;
+END
+$$;
+SELECT d.entries_freed >= 100 AS freed, s.index_entries AS entries_left
+FROM btlayout_backend_state() s, state_since() d;
+
+-- Invalidations that leave an index in its file (a changed option, an
+-- update of its pg_index row, as VACUUM's and ANALYZE's statistics): its
+-- entry is kept with its recent-buffer map, which the next lookup pins
+-- from at once, and its copy is freed and made again
+INSERT INTO after_drop SELECT g FROM generate_series(101, 20000) g;
+SELECT count(*) AS one FROM after_drop WHERE k = 7777;
+CALL state_mark();
+CALL reset_since();
+ALTER INDEX after_drop_k SET (fillfactor = 80);
+SELECT count(*) AS one FROM after_drop WHERE k = 7777;
+UPDATE pg_index SET indisvalid = true WHERE indexrelid = 'after_drop_k'::regclass;
+SELECT count(*) AS one FROM after_drop WHERE k = 7777;
+SELECT d.entries_invalidated AS invalidated, d.entries_made AS made,
+       d.entries_freed AS freed, d.copies_dropped AS copies_dropped,
+       p.pins AS pins_from_the_map,
+       btlayout_upper_copy_pages('after_drop_k') > 0 AS copied_again
+FROM state_since() d, since() p;
+DROP TABLE after_drop;
 
 -- More indexes than the entries kept (4,096), each of two levels, looked
 -- up once each with room for few images: the hand evicts the first ones'

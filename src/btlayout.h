@@ -199,9 +199,10 @@ extern BtlSearchCounters btl_search_counters;
 typedef struct BtlStateCounters
 {
 	int64		entries_made;	/* index entries made */
-	int64		entries_invalidated;	/* ... marked dead by a relcache
+	int64		entries_invalidated;	/* ... marked stale by a relcache
 										 * invalidation */
-	int64		entries_freed;	/* ... freed (dead, or trimmed) */
+	int64		entries_freed;	/* ... freed (their index gone or in
+								 * another file, or trimmed) */
 	int64		entries_trimmed;	/* ... freed as least recently used
 									 * beyond the soft limit */
 	int64		images_made;	/* page images of the copies made */
@@ -254,7 +255,8 @@ typedef struct BtlRecentMap BtlRecentMap;
 typedef struct BtlIndexState
 {
 	BtlRelIdentity id;			/* hash key: must be first */
-	bool		dead;			/* invalidated: never found again */
+	bool		stale;			/* invalidated, not checked since: its
+								 * copy is not used (indexstate.c) */
 	BtlRecentMap *recent;		/* the buffers of its blocks, or NULL */
 	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
 	uint64		lastuse;

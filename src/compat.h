@@ -53,11 +53,25 @@
 #define btl_class_ownercheck(relid, roleid) pg_class_ownercheck((relid), (roleid))
 #endif
 
-/* ... and the type of a relation's file locator (recent.c keys maps by it) */
+/*
+ * ... and the type of a relation's file locator (indexstate.c keys entries
+ * by it), its tablespace and file number
+ */
 #if PG_VERSION_NUM >= 160000
 typedef RelFileLocator BtlRelFileLocator;
+#define BtlLocatorSpc(loc)		((loc)->spcOid)
+#define BtlLocatorNumber(loc)	((loc)->relNumber)
 #else
 typedef RelFileNode BtlRelFileLocator;
+#define BtlLocatorSpc(loc)		((loc)->spcNode)
+#define BtlLocatorNumber(loc)	((loc)->relNode)
+#endif
+
+/* 17: backend ids became proc numbers: rd_backend of a relation not temporary */
+#if PG_VERSION_NUM >= 170000
+#define BTL_NO_BACKEND		INVALID_PROC_NUMBER
+#else
+#define BTL_NO_BACKEND		InvalidBackendId
 #endif
 
 /* 16: parsing a qualified name can report errors softly */

@@ -17,22 +17,41 @@
  * temporary relation's OID, though, is unique in pg_class among all live
  * relations, and its backend is part of the identity too.
  *
- * Lifetime.  An entry lives as long as the relcache entry it was made
- * from is valid: every event after which the same identity could name
- * another relation (DROP, then an OID and a file number reused; REINDEX
- * and TRUNCATE, which give the index a new relation file; SET TABLESPACE)
- * sends a relcache invalidation of the index, and this backend processes
- * it before it can open the index again (opening takes a lock, and taking
- * a lock accepts invalidation messages; its own DROP is processed at the
- * end of the command).  The invalidation marks the entry dead, and a dead
- * entry is never found again.  So no successor of a dropped or rebuilt
- * index, whatever OID and file number it gets, ever shares an entry with
- * it.  Entries' memory is freed when no lookup is under way (a lookup can
- * be interrupted by an invalidation: a comparison function may take a
- * lock, or run a query that looks an index up), at the start of the next
- * outermost lookup or at the end of the transaction.  None of this is
- * trusted for a lookup's answer anyway: what an entry holds is a hint
- * that each use checks on the page, under its lock (recent.c, search.c).
+ * Lifetime.  A relcache invalidation of the index (or of every relation)
+ * makes its entries stale; this backend processes it before it can open
+ * the index again (opening takes a lock, and taking a lock accepts
+ * invalidation messages; its own changes are processed at the end of the
+ * command).  Most invalidations leave the index what it was: VACUUM and
+ * ANALYZE writing its statistics to pg_class, an update of its pg_index
+ * row, a changed option.  Others give it a new relation file (REINDEX,
+ * TRUNCATE, SET TABLESPACE) or drop it, after which its identity could in
+ * time name another relation (an OID and a file number reused).
+ *
+ * What an entry holds fares differently.  Its copy of the upper levels
+ * (upper.c) holds images searched with the index's comparison functions,
+ * whose downlinks name blocks the index is assumed to have: it is not used
+ * again after an invalidation, and it is freed.  Its map of recent buffers
+ * (recent.c) needs nothing but the identity to be right: an entry of the
+ * map is used only if the buffer's tag names that very block of that very
+ * file, and no buffer holds a block of a file after the file is dropped;
+ * so whatever relation has the identity now, the map names buffers of its
+ * file or buffers that fail the test.  The entry then is kept if the
+ * catalog shows the index still in the entry's file (sweep()), with
+ * its map and without a copy, and freed if not, the index gone or in
+ * another file.  Until then, lookups that find the entry use its map and
+ * neither search nor extend its copy.
+ *
+ * Those checks read pg_class, so they are made only where a lookup begins
+ * with none under way, a few at a time (not at the end of a transaction,
+ * where the catalogs cannot be read: the copies of stale entries are freed
+ * there, and the checks wait for the next lookup).  Memory is freed only
+ * when no lookup is under way (a lookup can be interrupted by an
+ * invalidation: a comparison function may take a lock, or run a query that
+ * looks an index up).  None of this is trusted for a lookup's answer
+ * anyway: what an entry holds is a hint that each use checks on the page,
+ * under its lock (recent.c, search.c); the checks keep hints of one
+ * relation from being taken for another's, and memory from being held for
+ * indexes that are gone.
  *
  * Cost.  An entry takes about a hundred bytes; a lookup finds the entry
  * of the index it used last by comparing identities, any other by one
@@ -57,6 +76,7 @@
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 /*
  * Entries beyond which the least recently used ones without images are
@@ -64,8 +84,12 @@
  */
 #define BTL_STATE_SOFT_LIMIT	4096
 
+/* Stale entries checked against the catalog at most, where a lookup begins */
+#define STALE_CHECKS	16
+
 static HTAB *states;
 static uint64 use_counter;
+static uint64 invalidations;
 
 /* What became of the per-backend state (btlayout.h, btlayout_backend_state()) */
 BtlStateCounters btl_state_counters;
@@ -97,26 +121,79 @@ free_state(BtlIndexState *state)
 	btl_state_counters.entries_freed++;
 }
 
-/* Free the dead entries, when no lookup is under way */
-static void
-sweep_dead(void)
+/*
+ * Is relation id->relid, as the catalog has it now, in the relation file of
+ * identity id?  False if the relation is gone.
+ */
+static bool
+in_its_file(const BtlRelIdentity *id)
 {
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(id->relid));
+	Form_pg_class form;
+	Oid			spc;
+	bool		same;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	spc = OidIsValid(form->reltablespace) ? form->reltablespace :
+		MyDatabaseTableSpace;
+	same = form->relfilenode == BtlLocatorNumber(&id->locator) &&
+		spc == BtlLocatorSpc(&id->locator) &&
+		(form->relpersistence == RELPERSISTENCE_TEMP) ==
+		(id->backend != BTL_NO_BACKEND);
+	ReleaseSysCache(tuple);
+	return same;
+}
+
+/*
+ * When no lookup is under way: free the copies of stale entries; if the
+ * catalogs can be read (catalog), check up to STALE_CHECKS of them against
+ * it (see the top), keeping those whose index is still in their file and
+ * freeing the others; and free what upper.c asked to free.  A catalog read
+ * may process invalidations: an entry invalidated again meanwhile stays
+ * stale, for a later check.
+ */
+static void
+sweep(bool catalog)
+{
+	BtlRelIdentity ids[STALE_CHECKS];
+	int			n = 0;
 	HASH_SEQ_STATUS seq;
 	BtlIndexState *state;
 
 	if (lookup_depth > 0 || states == NULL)
 		return;
+	sweep_pending = false;
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
-		if (state->dead)
+		if (state->stale)
+		{
+			btl_upper_free_copy(state);
+			if (catalog && n < STALE_CHECKS)
+				ids[n++] = state->id;
+			else
+				sweep_pending = true;
+		}
+	for (int i = 0; i < n; i++)
+	{
+		uint64		seen = invalidations;
+		bool		keep = in_its_file(&ids[i]);
+
+		state = hash_search(states, &ids[i], HASH_FIND, NULL);
+		if (state == NULL || !state->stale || invalidations != seen)
+			continue;
+		if (keep)
+			state->stale = false;
+		else
 			free_state(state);
-	sweep_pending = false;
+	}
 	btl_upper_sweep();
 }
 
 /*
  * Relcache invalidation of relid, or of every relation (InvalidOid): its
- * entries die (see the top), and the lookup-relayout notes of it go too.
+ * entries go stale (see the top), and the lookup-relayout notes of it go.
  */
 static void
 invalidate(Datum arg, Oid relid)
@@ -125,14 +202,15 @@ invalidate(Datum arg, Oid relid)
 	BtlIndexState *state;
 
 	btl_relayout_forget(relid);
+	invalidations++;
 	if (states == NULL)
 		return;
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
-		if ((relid == InvalidOid || state->id.relid == relid) && !state->dead)
+		if ((relid == InvalidOid || state->id.relid == relid) && !state->stale)
 		{
 			btl_state_counters.entries_invalidated++;
-			state->dead = true;
+			state->stale = true;
 			sweep_pending = true;
 		}
 	btl_last_state = NULL;
@@ -152,7 +230,7 @@ at_xact_end(XactEvent event, void *arg)
 		return;
 	lookup_depth = 0;
 	if (sweep_pending)
-		sweep_dead();
+		sweep(false);
 }
 
 /*
@@ -225,9 +303,9 @@ trim_states(void)
 }
 
 /*
- * The entry of index rel, made if there is none; NULL if the entry of that
- * identity died during the lookup under way (a nested lookup), which then
- * goes without one.  The slow path of btl_index_state().
+ * The entry of index rel, made if there is none (stale if it was
+ * invalidated and not checked since: see the top).  The slow path of
+ * btl_index_state().
  */
 BtlIndexState *
 btl_index_state_lookup(Relation rel)
@@ -248,11 +326,9 @@ btl_index_state_lookup(Relation rel)
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	state = hash_search(states, &id, HASH_ENTER, &found);
-	if (found && state->dead)
-		return NULL;
 	if (!found)
 	{
-		state->dead = false;
+		state->stale = false;
 		state->recent = NULL;
 		state->copy = NULL;
 		btl_state_counters.entries_made++;
@@ -281,10 +357,10 @@ btl_index_state_by_oid(Oid relid)
 	if (states == NULL)
 		return NULL;
 	if (sweep_pending)
-		sweep_dead();
+		sweep(true);
 	hash_seq_init(&seq, states);
 	while ((state = hash_seq_search(&seq)) != NULL)
-		if (state->id.relid == relid && !state->dead)
+		if (state->id.relid == relid && !state->stale)
 		{
 			hash_seq_term(&seq);
 			return state;
@@ -301,7 +377,7 @@ void
 btl_lookup_begin(void)
 {
 	if (lookup_depth == 0 && unlikely(sweep_pending))
-		sweep_dead();
+		sweep(true);
 	lookup_depth++;
 }
 
@@ -322,7 +398,7 @@ btl_lookup_nested(void)
 	return lookup_depth > 1;
 }
 
-/* The entries held now, dead ones not yet freed included */
+/* The entries held now, stale ones included */
 int64
 btl_index_state_count(void)
 {

@@ -24,9 +24,12 @@
  * truncated) costs that fallback, nothing else.  The page's contents are
  * then read under its content lock exactly as after ReadBuffer().
  *
- * Each index has a map of its own, hung on its entry (indexstate.c, which
- * says why an entry is never shared between two relations, nor outlives
- * its index's relcache entry): entries of 8 bytes indexed by block number,
+ * Each index has a map of its own, hung on its entry (indexstate.c): the
+ * entry is found by the index's identity (OID, relation file, backend), so
+ * no two relations that exist at once share a map, and it is kept through
+ * invalidations that leave the index in its file, since a map needs no
+ * more than that to be right (indexstate.c says why).  Entries of 8 bytes
+ * indexed by block number,
  * in chunks of RECENT_CHUNK_ENTRIES made as blocks in them are first read,
  * found through a directory of chunks.  The entries of a hot index are
  * thus packed eight to a cache line, in the order of its blocks, and an
@@ -236,16 +239,13 @@ entry_of(const BtlRecentMap *map, BlockNumber blkno)
 	return &map->dir[c][blkno & (RECENT_CHUNK_ENTRIES - 1)];
 }
 
-/* The map of rel, made if it has none; NULL if rel has no entry */
+/* The map of rel, made if it has none */
 static inline BtlRecentMap *
 map_of(Relation rel)
 {
 	BtlIndexState *state = btl_index_state(rel);
-	BtlRecentMap *map;
+	BtlRecentMap *map = state->recent;
 
-	if (unlikely(state == NULL))
-		return NULL;
-	map = state->recent;
 	if (unlikely(map == NULL))
 	{
 		map = MemoryContextAllocZero(TopMemoryContext, sizeof(BtlRecentMap));
@@ -267,8 +267,6 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 	BtlRecentEntry *entry;
 	Buffer		buf;
 
-	if (unlikely(map == NULL))
-		return ReadBuffer(rel, blkno);
 	map->lastuse = ++lookups;
 	if (dlist_head_node(&maps) != &map->node)
 		dlist_move_head(&maps, &map->node);
@@ -306,8 +304,7 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 void
 btl_recent_note_leaf(Relation rel, BlockNumber blkno, Page page)
 {
-	BtlIndexState *state = btl_index_state(rel);
-	BtlRecentEntry *entry = state ? entry_of(state->recent, blkno) : NULL;
+	BtlRecentEntry *entry = entry_of(btl_index_state(rel)->recent, blkno);
 	uint16		hikey = ItemIdGetOffset(PageGetItemId(page, P_HIKEY));
 	uint16		first = ItemIdGetOffset(PageGetItemId(page,
 													  P_FIRSTDATAKEY(BTPageGetOpaque(page))));
@@ -331,8 +328,7 @@ bool
 btl_recent_hint(Relation rel, BlockNumber blkno, const char **page,
 				uint16 *hikey, uint16 *first)
 {
-	BtlIndexState *state = btl_index_state(rel);
-	BtlRecentEntry *entry = state ? entry_of(state->recent, blkno) : NULL;
+	BtlRecentEntry *entry = entry_of(btl_index_state(rel)->recent, blkno);
 
 	if (entry == NULL || entry->buffer <= 0 || entry->buffer > NBuffers)
 		return false;

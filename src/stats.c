@@ -351,7 +351,7 @@ PG_FUNCTION_INFO_V1(btlayout_backend_state);
  * became of it since the backend started: index entries (indexstate.c),
  * copies of upper levels (upper.c), recent-buffer maps (recent.c) and
  * lookup-relayout notes (relayout.c).  Nothing is freed or swept to answer:
- * dead entries not yet freed count as held.
+ * stale entries not yet checked count as held.
  */
 Datum
 btlayout_backend_state(PG_FUNCTION_ARGS)

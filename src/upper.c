@@ -26,8 +26,8 @@
  * relation file (REINDEX, TRUNCATE) gets a new copy: copies are found by
  * the index's OID and relation file, and a relcache invalidation of the
  * index (which REINDEX, TRUNCATE, DROP and every catalog update of the
- * index send) drops its copy (at the next lookup: see
- * btl_upper_invalidate()).
+ * index send) ends the use of its copy at once and frees it when no lookup
+ * is under way (indexstate.c).
  *
  * Images: a page is kept without its free space (make_image()), in the
  * form every reader of a page reads, line pointers and all; and for an
@@ -65,10 +65,10 @@
  * (search_copy() in search.c).  An index the backend stops using thus
  * gives its room back page by page to the indexes it uses now, and a set
  * of indexes whose upper levels fit is never evicted, however many
- * indexes that is.  A copy goes whole only with its index's entry (a
- * relcache invalidation: REINDEX, TRUNCATE, DROP, a changed option; or,
- * once the hand has taken its last image, the trimming of entries not
- * used lately, indexstate.c).
+ * indexes that is.  A copy goes whole only at a relcache invalidation of
+ * its index (REINDEX, TRUNCATE, DROP, a changed option, new statistics) or
+ * with its entry (once the hand has taken its last image, the trimming of
+ * entries not used lately, indexstate.c).
  * Changing the setting drops every copy.  0 turns copies off, and so does
  * an index's upper_copy option (compare.c decides per search key).
  *
@@ -290,14 +290,14 @@ btl_upper_copy_assign(int newval, void *extra)
 	btl_index_state_request_sweep();
 }
 
-/* The copy of rel, or NULL if it has none */
+/* The copy of rel; NULL if it has none, or if its entry is stale */
 BtlUpperCopy *
 btl_upper_copy_of(Relation rel)
 {
 	BtlIndexState *state = btl_index_state(rel);
 
 	lookups++;
-	return state ? state->copy : NULL;
+	return state->stale ? NULL : state->copy;
 }
 
 /*
@@ -944,7 +944,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 	if (btl_lookup_nested())
 		return;
 	state = btl_index_state(rel);
-	if (state == NULL)
+	if (state->stale)
 		return;
 	copy = state->copy;
 	if (copy == NULL)
