@@ -260,11 +260,23 @@ typedef struct BtlIndexState
 	BtlRecentMap *recent;		/* the buffers of its blocks, or NULL */
 	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
 	uint64		lastuse;
+	uint64		born;			/* the lookup that made it (btl_lookups) */
 } BtlIndexState;
 
 /* indexstate.c */
 extern Relation btl_last_rel;
 extern BtlIndexState *btl_last_state;
+extern uint64 btl_lookups;
+
+/*
+ * Is the lookup under way the one that made the entry?  Its first lookup
+ * makes an index neither a recent-buffer map nor images (indexstate.c).
+ */
+static inline bool
+btl_first_lookup(const BtlIndexState *state)
+{
+	return state->born == btl_lookups;
+}
 extern void btl_index_state_init(void);
 extern BtlIndexState *btl_index_state_lookup(Relation rel);
 

@@ -60,6 +60,11 @@
  * own, and an entry with nothing hanging on it that no lookup has used
  * for a long while is dropped when entries outnumber BTL_STATE_SOFT_LIMIT
  * (its next lookup makes a new one; docs/design.md, "Per-backend state").
+ * The lookup that makes an entry makes nothing to hang on it: an index's
+ * recent-buffer map and copy are begun by its second lookup, so that a
+ * backend that looks an index up once (a connection per request, a
+ * session passing over many partitions once) pays for neither a 4 kB
+ * chunk nor an image it would never use again (btl_first_lookup()).
  *
  * Counters.  What became of the per-backend state (entries, images, chunks,
  * notes) is counted where each event happens, in btl_state_counters, which
@@ -104,6 +109,9 @@ BtlStateCounters btl_state_counters;
  */
 Relation	btl_last_rel;
 BtlIndexState *btl_last_state;
+
+/* Lookups begun (btl_lookup_begin()), nested ones included */
+uint64		btl_lookups;
 static bool sweep_pending;
 static int	lookup_depth;
 
@@ -331,6 +339,7 @@ btl_index_state_lookup(Relation rel)
 		state->stale = false;
 		state->recent = NULL;
 		state->copy = NULL;
+		state->born = btl_lookups;
 		btl_state_counters.entries_made++;
 	}
 	state->lastuse = ++use_counter;
@@ -379,6 +388,7 @@ btl_lookup_begin(void)
 	if (lookup_depth == 0 && unlikely(sweep_pending))
 		sweep(true);
 	lookup_depth++;
+	btl_lookups++;
 }
 
 void

@@ -239,7 +239,11 @@ entry_of(const BtlRecentMap *map, BlockNumber blkno)
 	return &map->dir[c][blkno & (RECENT_CHUNK_ENTRIES - 1)];
 }
 
-/* The map of rel, made if it has none */
+/*
+ * The map of rel, made if it has none; NULL if it has none and the lookup
+ * under way is its index's first in this backend, which remembers nothing
+ * (a backend that looks an index up once makes it no map)
+ */
 static inline BtlRecentMap *
 map_of(Relation rel)
 {
@@ -248,6 +252,8 @@ map_of(Relation rel)
 
 	if (unlikely(map == NULL))
 	{
+		if (btl_first_lookup(state))
+			return NULL;
 		map = MemoryContextAllocZero(TopMemoryContext, sizeof(BtlRecentMap));
 		dlist_push_head(&maps, &map->node);
 		state->recent = map;
@@ -267,6 +273,8 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 	BtlRecentEntry *entry;
 	Buffer		buf;
 
+	if (unlikely(map == NULL))
+		return ReadBuffer(rel, blkno);
 	map->lastuse = ++lookups;
 	if (dlist_head_node(&maps) != &map->node)
 		dlist_move_head(&maps, &map->node);

@@ -944,7 +944,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 	if (btl_lookup_nested())
 		return;
 	state = btl_index_state(rel);
-	if (state->stale)
+	if (state->stale || btl_first_lookup(state))
 		return;
 	copy = state->copy;
 	if (copy == NULL)
