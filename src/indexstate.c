@@ -189,9 +189,11 @@ sweep(bool catalog)
 		bool		keep = in_its_file(&ids[i]);
 
 		state = hash_search(states, &ids[i], HASH_FIND, NULL);
-		if (state == NULL || !state->stale || invalidations != seen)
+		if (state == NULL || !state->stale)
 			continue;
-		if (keep)
+		if (invalidations != seen)
+			sweep_pending = true;	/* checked again by the next sweep */
+		else if (keep)
 			state->stale = false;
 		else
 			free_state(state);
