@@ -238,14 +238,23 @@ is( $A->query_safe(
 		  SELECT count(*) FROM b WHERE k > 599900}),
 	"1000 550499500\n99\n100",
 	'ib: range scans');
-my $s4 = state_of_A();
-note 'ib: recent-buffer hits of the lookups: '
-  . ($s4->{recent_buffer_hits} - $s3->{recent_buffer_hits});
-is($s4->{entries_made}, $s2->{entries_made}, 'ib: still no entry made');
-is($s4->{entries_freed}, $s2->{entries_freed}, 'ib: still no entry freed');
-is($A->query_safe(q{SELECT 'clean' FROM (SELECT btlayout_check('ib', true)) x}),
-	'clean', 'ib: btlayout_check(heapallindexed) is clean');
-note 'A after ib: ' . encode_json($s4);
+
+# After the lookups through $idx (A's state $since before them): still no
+# entry made or freed since A's state $base, and the index clean
+sub lookups_done
+{
+	my ($idx, $since, $base) = @_;
+	my $s = state_of_A();
+	note "$idx: recent-buffer hits of the lookups: "
+	  . ($s->{recent_buffer_hits} - $since->{recent_buffer_hits});
+	is($s->{entries_made}, $base->{entries_made}, "$idx: still no entry made");
+	is($s->{entries_freed}, $base->{entries_freed}, "$idx: still no entry freed");
+	is($A->query_safe(qq{SELECT 'clean' FROM (SELECT btlayout_check('$idx', true)) x}),
+		'clean', "$idx: btlayout_check(heapallindexed) is clean");
+	note "A after $idx: " . encode_json($s);
+	return $s;
+}
+my $s4 = lookups_done('ib', $s3, $s2);
 
 #
 # 2. The identity reused by an index of another definition (text)
@@ -265,14 +274,7 @@ check_lookups($A, 'ic', 'c', 't', 'g::text', '1, 100000, 97', 0,
 is( $A->query_safe(
 		q{SELECT count(*) || ' ' || min(t) || ' ' || max(t) FROM c WHERE t BETWEEN 'c012345' AND 'c012444'}),
 	'100 c012345 c012444', 'ic: a range scan');
-my $s6 = state_of_A();
-note 'ic: recent-buffer hits of the lookups: '
-  . ($s6->{recent_buffer_hits} - $s5->{recent_buffer_hits});
-is($s6->{entries_made}, $s2->{entries_made}, 'ic: still no entry made');
-is($s6->{entries_freed}, $s2->{entries_freed}, 'ic: still no entry freed');
-is($A->query_safe(q{SELECT 'clean' FROM (SELECT btlayout_check('ic', true)) x}),
-	'clean', 'ic: btlayout_check(heapallindexed) is clean');
-note 'A after ic: ' . encode_json($s6);
+lookups_done('ic', $s5, $s2);
 
 $A->quit;
 $node->stop;
