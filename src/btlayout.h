@@ -277,6 +277,7 @@ btl_first_lookup(const BtlIndexState *state)
 {
 	return state->born == btl_lookups;
 }
+
 extern void btl_index_state_init(void);
 extern BtlIndexState *btl_index_state_lookup(Relation rel);
 

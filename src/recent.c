@@ -29,9 +29,8 @@
  * no two relations that exist at once share a map, and it is kept through
  * invalidations that leave the index in its file, since a map needs no
  * more than that to be right (indexstate.c says why).  Entries of 8 bytes
- * indexed by block number,
- * in chunks of RECENT_CHUNK_ENTRIES made as blocks in them are first read,
- * found through a directory of chunks.  The entries of a hot index are
+ * indexed by block number, in chunks of RECENT_CHUNK_ENTRIES made as
+ * blocks in them are first read, found through a directory of chunks.  The entries of a hot index are
  * thus packed eight to a cache line, in the order of its blocks, and an
  * index probed once gets a chunk or two, not a map as large as its file.
  * btlayout.recent_buffers caps the entries of all maps of a backend
