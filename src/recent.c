@@ -30,9 +30,11 @@
  * invalidations that leave the index in its file, since a map needs no
  * more than that to be right (indexstate.c says why).  Entries of 8 bytes
  * indexed by block number, in chunks of RECENT_CHUNK_ENTRIES made as
- * blocks in them are first read, found through a directory of chunks.  The entries of a hot index are
- * thus packed eight to a cache line, in the order of its blocks, and an
- * index probed once gets a chunk or two, not a map as large as its file.
+ * blocks in them are first read, found through a directory of chunks.
+ * The entries of a hot index are thus packed eight to a cache line, in
+ * the order of its blocks; an index probed a few times gets a chunk or
+ * two, not a map as large as its file, and one probed once gets none (its
+ * first lookup in the backend remembers nothing: map_of()).
  * btlayout.recent_buffers caps the entries of all maps of a backend
  * together, with no limit on how many indexes have maps.  At the cap, the
  * chunks of the map used least recently go, if no lookup has used it for
