@@ -144,13 +144,13 @@ btl_recent_free_map(BtlIndexState *state)
 }
 
 /*
- * Room for one more chunk: if at the cap, take the chunks of maps no lookup has used in the last
- * RECENT_COLD_LOOKUPS lookups, least recently used first (64 of them at
- * most).  False if none is that cold: the caller then remembers nothing,
- * and no chunk is made during the next RECENT_FULL_BACKOFF lookups.  A map in use by lookups
- * keeps its chunks: which blocks of a working set larger than the cap are
- * remembered matters less than not dropping and making chunks at every
- * lookup.
+ * Room for one more chunk: if at the cap, take the chunks of maps no
+ * lookup has used in the last RECENT_COLD_LOOKUPS lookups, least recently
+ * used first (64 of them at most).  False if none is that cold: the caller
+ * then remembers nothing, and no chunk is made during the next
+ * RECENT_FULL_BACKOFF lookups.  A map in use by lookups keeps its chunks:
+ * which blocks of a working set larger than the cap are remembered matters
+ * less than not dropping and making chunks at every lookup.
  */
 static bool
 make_room(BtlRecentMap *self)
