@@ -731,6 +731,16 @@ downlink_by_keys(const BtlUpperKeys *keys, const BtlSearchKey *key)
 	int			below;
 
 	btl_search_counters.upper_key_searches++;
+
+	/*
+	 * Each step of the search reads where the one before it chose, so the
+	 * keys of an image the nearer caches lack (the pages above the leaves of
+	 * a large index: 1.2 kB of keys each for int4) would cost a miss per
+	 * step, one after another.  Ask for all their lines at once.
+	 */
+	if (key->prefetch)
+		prefetch_lines(BTL_UPPER_KEYS(keys),
+					   BTL_UPPER_KEYS(keys) + n * keys->width, INT_MAX);
 	if (n == 0)
 		below = 0;
 	else if (keys->width == 8)
