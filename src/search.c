@@ -735,7 +735,7 @@ downlink_by_keys(const BtlUpperKeys *keys, const BtlSearchKey *key)
 	/*
 	 * Each step of the search reads where the one before it chose, so the
 	 * keys of an image the nearer caches lack (the pages above the leaves of
-	 * a large index: 1.2 kB of keys each for int4) would cost a miss per
+	 * a large index: 1.1 kB of keys each for int4) would cost a miss per
 	 * step, one after another.  Ask for all their lines at once.
 	 */
 	if (key->prefetch)
