@@ -148,26 +148,14 @@ walk_below_as(void *ctx, int slot, BtlCmpKind kind)
 	return false;
 }
 
-/*
- * Prefetch the cache lines of start .. end - 1, at most max of them.  The
- * count is worked out first, so that each line costs the loop a prefetch,
- * an add and a counted branch (downlink_by_keys() asks for 20 lines or so
- * at every image of a lookup).
- */
+/* Prefetch the cache lines of start .. end - 1, at most max of them */
 static pg_attribute_always_inline void
 prefetch_lines(const char *start, const char *end, int max)
 {
 	uintptr_t	line = TYPEALIGN_DOWN(BTL_CACHE_LINE, (uintptr_t) start);
-	uintptr_t	nlines;
 
-	if ((uintptr_t) end <= line)
-		return;
-	nlines = ((uintptr_t) end - line + BTL_CACHE_LINE - 1) / BTL_CACHE_LINE;
-	for (nlines = Min(nlines, (uintptr_t) Max(max, 0)); nlines > 0; nlines--)
-	{
+	for (; line < (uintptr_t) end && max > 0; line += BTL_CACHE_LINE, max--)
 		__builtin_prefetch((const void *) line, 0, 3);
-		line += BTL_CACHE_LINE;
-	}
 }
 
 /*
