@@ -256,6 +256,64 @@ SELECT d.entries_invalidated AS invalidated, d.entries_made AS made,
 FROM state_since() d, since() p;
 DROP TABLE after_drop;
 
+-- An invalidation finds the entries of its relation by OID, not by a pass
+-- over every entry.  200 indexes reindexed in one statement leave 200
+-- stale entries, of which a lookup checks 16: the first lookups after it
+-- mostly find their index's stale entry not yet checked and make a second
+-- entry of the same OID beside it, and the checks of the lookups after
+-- free the stale ones.  Each invalidation of an index reaches every entry
+-- of its OID, others' reach none, and one of every relation all of them.
+CREATE SCHEMA ws;
+DO $$
+BEGIN
+  FOR i IN 1 .. 200 LOOP
+    EXECUTE format('CREATE TABLE ws.w%s (k int4) WITH (autovacuum_enabled = off)', i);
+    EXECUTE format('INSERT INTO ws.w%s SELECT g FROM generate_series(1, 100) g', i);
+    EXECUTE format('CREATE INDEX w%s_k ON ws.w%s USING btlayout (k)', i, i);
+  END LOOP;
+END
+$$;
+CREATE PROCEDURE look_ws(INOUT wrong int) LANGUAGE plpgsql AS $$
+DECLARE
+  c bigint;
+BEGIN
+  wrong := 0;
+  FOR i IN 1 .. 200 LOOP
+    EXECUTE format('SELECT count(*) FROM ws.w%s WHERE k = %s', i, i % 100 + 1) INTO c;
+    IF c <> 1 THEN
+      wrong := wrong + 1;
+    END IF;
+  END LOOP;
+END
+$$;
+CALL look_ws(NULL);
+CALL state_mark();
+REINDEX SCHEMA ws;
+CALL look_ws(NULL);
+SELECT d.entries_invalidated AS invalidated, d.entries_made AS made,
+       d.entries_freed AS freed, s.index_entries AS held
+FROM btlayout_backend_state() s, state_since() d;
+CALL state_mark();
+CREATE TEMP TABLE other_relation (x int4);
+ALTER TABLE other_relation ADD COLUMN y int4;
+DROP TABLE other_relation;
+REINDEX SCHEMA ws;
+SELECT d.entries_invalidated AS invalidated_by_reindex FROM state_since() d;
+CALL look_ws(NULL);
+CALL state_mark();
+SET client_min_messages = error;
+CREATE PUBLICATION every_table FOR ALL TABLES;
+RESET client_min_messages;
+SELECT d.entries_invalidated AS invalidated_by_all, s.index_entries AS held
+FROM btlayout_backend_state() s, state_since() d;
+DROP PUBLICATION every_table;
+CALL look_ws(NULL);
+SELECT d.entries_made AS made, d.entries_freed AS freed, s.index_entries AS held
+FROM btlayout_backend_state() s, state_since() d;
+SET client_min_messages = warning;
+DROP SCHEMA ws CASCADE;
+RESET client_min_messages;
+
 -- More indexes than the entries kept (4,096), each of two levels, looked
 -- up once each with room for few images: the hand evicts the first ones'
 -- images, and entries whose copies it emptied are trimmed like those that
@@ -311,4 +369,4 @@ END
 $$;
 RESET btlayout.upper_copy;
 DROP FUNCTION wrong(int, int, int, int), since(), state_since();
-DROP PROCEDURE reset_since(), state_mark(), look_each(int, int);
+DROP PROCEDURE reset_since(), state_mark(), look_each(int, int), look_ws(int);

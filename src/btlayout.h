@@ -259,6 +259,8 @@ typedef struct BtlIndexState
 								 * copy is not used (indexstate.c) */
 	BtlRecentMap *recent;		/* the buffers of its blocks, or NULL */
 	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
+	struct BtlIndexState *same_relid;	/* the next entry of this OID
+										 * (indexstate.c), or NULL */
 	uint64		lastuse;
 	uint64		born;			/* the lookup that made it (btl_lookups) */
 } BtlIndexState;

@@ -53,13 +53,19 @@
  * relation from being taken for another's, and memory from being held for
  * indexes that are gone.
  *
- * Cost.  An entry takes about a hundred bytes; a lookup finds the entry
- * of the index it used last by comparing identities, any other by one
- * hash probe.  There is no limit on how many indexes have entries: the
- * memory of what hangs on them (images, recent buffers) has caps of its
- * own, and an entry with nothing hanging on it that no lookup has used
- * for a long while is dropped when entries outnumber BTL_STATE_SOFT_LIMIT
- * (its next lookup makes a new one; docs/design.md, "Per-backend state").
+ * Cost.  An entry takes about 130 bytes; a lookup finds the entry of the
+ * index it used last by comparing identities, any other by one hash
+ * probe.  An invalidation finds the entries of its relation by one probe
+ * of a second table, keyed by OID, whose entry heads the chain of that
+ * OID's entries (more than one only while an entry of an earlier file of
+ * the index waits for its check): most invalidations a backend processes
+ * are of relations that have no entry, and what they cost does not grow
+ * with the entries held.  There is no limit on how many indexes have
+ * entries: the memory of what hangs on them (images, recent buffers) has
+ * caps of its own, and an entry with nothing hanging on it that no lookup
+ * has used for a long while is dropped when entries outnumber
+ * BTL_STATE_SOFT_LIMIT (its next lookup makes a new one; docs/design.md,
+ * "Per-backend state").
  * The lookup that makes an entry makes nothing to hang on it: an index's
  * recent-buffer map and copy are begun by its second lookup, so that a
  * backend that looks an index up once (a connection per request, a
@@ -93,6 +99,20 @@
 #define STALE_CHECKS	16
 
 static HTAB *states;
+
+/*
+ * The entries of each OID, chained through same_relid, newest first; the
+ * chain of an OID is in by_relid while it has an entry (and, after an out
+ * of memory between the two insertions of btl_index_state_lookup(), empty
+ * until the next invalidation of the OID removes it)
+ */
+typedef struct RelidEntries
+{
+	Oid			relid;			/* hash key */
+	BtlIndexState *first;
+} RelidEntries;
+
+static HTAB *by_relid;
 static uint64 use_counter;
 static uint64 invalidations;
 
@@ -118,12 +138,28 @@ static int	lookup_depth;
 static void
 free_state(BtlIndexState *state)
 {
+	RelidEntries *chain = hash_search(by_relid, &state->id.relid,
+									  HASH_FIND, NULL);
+
 	btl_upper_free_copy(state);
 	btl_recent_free_map(state);
 	if (btl_last_state == state)
 	{
 		btl_last_state = NULL;
 		btl_last_rel = NULL;
+	}
+	Assert(chain != NULL);
+	if (chain != NULL)
+	{
+		for (BtlIndexState **link = &chain->first; *link != NULL;
+			 link = &(*link)->same_relid)
+			if (*link == state)
+			{
+				*link = state->same_relid;
+				break;
+			}
+		if (chain->first == NULL)
+			hash_search(by_relid, &state->id.relid, HASH_REMOVE, NULL);
 	}
 	hash_search(states, &state->id, HASH_REMOVE, NULL);
 	btl_state_counters.entries_freed++;
@@ -201,30 +237,55 @@ sweep(bool catalog)
 	btl_upper_sweep();
 }
 
+/* An entry goes stale (see the top) */
+static void
+make_stale(BtlIndexState *state)
+{
+	if (!state->stale)
+	{
+		btl_state_counters.entries_invalidated++;
+		state->stale = true;
+		sweep_pending = true;
+	}
+}
+
 /*
  * Relcache invalidation of relid, or of every relation (InvalidOid): its
- * entries go stale (see the top), and the lookup-relayout notes of it go.
+ * entries go stale, and the lookup-relayout notes of it go.  An OID's
+ * entries are found through by_relid, so an invalidation of one relation
+ * costs a probe however many entries there are; only an invalidation of
+ * every relation (a reset of the invalidation queue) looks at them all.
  */
 static void
 invalidate(Datum arg, Oid relid)
 {
-	HASH_SEQ_STATUS seq;
-	BtlIndexState *state;
-
 	btl_relayout_forget(relid);
 	invalidations++;
-	if (states == NULL)
-		return;
-	hash_seq_init(&seq, states);
-	while ((state = hash_seq_search(&seq)) != NULL)
-		if ((relid == InvalidOid || state->id.relid == relid) && !state->stale)
-		{
-			btl_state_counters.entries_invalidated++;
-			state->stale = true;
-			sweep_pending = true;
-		}
 	btl_last_state = NULL;
 	btl_last_rel = NULL;
+	if (states == NULL)
+		return;
+	if (relid == InvalidOid)
+	{
+		HASH_SEQ_STATUS seq;
+		BtlIndexState *state;
+
+		hash_seq_init(&seq, states);
+		while ((state = hash_seq_search(&seq)) != NULL)
+			make_stale(state);
+	}
+	else
+	{
+		RelidEntries *chain = hash_search(by_relid, &relid, HASH_FIND, NULL);
+
+		if (chain == NULL)
+			return;
+		for (BtlIndexState *state = chain->first; state != NULL;
+			 state = state->same_relid)
+			make_stale(state);
+		if (chain->first == NULL)
+			hash_search(by_relid, &relid, HASH_REMOVE, NULL);
+	}
 }
 
 /*
@@ -322,9 +383,20 @@ btl_index_state_lookup(Relation rel)
 {
 	BtlRelIdentity id;
 	BtlIndexState *state;
+	uint32		hashvalue;
 	bool		found;
 
 	btl_rel_identity(rel, &id);
+	if (by_relid == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(RelidEntries);
+		ctl.hcxt = TopMemoryContext;
+		by_relid = hash_create("btlayout index states by OID", 64, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 	if (states == NULL)
 	{
 		HASHCTL		ctl;
@@ -335,13 +407,31 @@ btl_index_state_lookup(Relation rel)
 		states = hash_create("btlayout index states", 64, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	state = hash_search(states, &id, HASH_ENTER, &found);
+	hashvalue = get_hash_value(states, &id);
+	state = hash_search_with_hash_value(states, &id, hashvalue, HASH_FIND,
+										NULL);
+	found = state != NULL;
 	if (!found)
 	{
+		/*
+		 * The chain of the OID first: an out of memory in either insertion
+		 * then leaves no entry that an invalidation of its OID would miss
+		 * (at worst an empty chain), and nothing below can fail.
+		 */
+		bool		chained;
+		RelidEntries *chain = hash_search(by_relid, &id.relid, HASH_ENTER,
+										  &chained);
+
+		if (!chained)
+			chain->first = NULL;
+		state = hash_search_with_hash_value(states, &id, hashvalue,
+											HASH_ENTER, NULL);
 		state->stale = false;
 		state->recent = NULL;
 		state->copy = NULL;
 		state->born = btl_lookups;
+		state->same_relid = chain->first;
+		chain->first = state;
 		btl_state_counters.entries_made++;
 	}
 	state->lastuse = ++use_counter;
@@ -362,20 +452,17 @@ btl_index_state_lookup(Relation rel)
 BtlIndexState *
 btl_index_state_by_oid(Oid relid)
 {
-	HASH_SEQ_STATUS seq;
-	BtlIndexState *state;
+	RelidEntries *chain;
 
 	if (states == NULL)
 		return NULL;
 	if (sweep_pending)
 		sweep(true);
-	hash_seq_init(&seq, states);
-	while ((state = hash_seq_search(&seq)) != NULL)
-		if (state->id.relid == relid && !state->stale)
-		{
-			hash_seq_term(&seq);
+	chain = hash_search(by_relid, &relid, HASH_FIND, NULL);
+	for (BtlIndexState *state = chain ? chain->first : NULL; state != NULL;
+		 state = state->same_relid)
+		if (!state->stale)
 			return state;
-		}
 	return NULL;
 }
 
