@@ -373,6 +373,18 @@ trim_states(void)
 		}
 }
 
+/* A hash table of the backend's life, keyed by the first keysize bytes */
+static HTAB *
+new_table(const char *name, Size keysize, Size entrysize)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = keysize;
+	ctl.entrysize = entrysize;
+	ctl.hcxt = TopMemoryContext;
+	return hash_create(name, 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
 /*
  * The entry of index rel, made if there is none (stale if it was
  * invalidated and not checked since: see the top).  The slow path of
@@ -388,25 +400,11 @@ btl_index_state_lookup(Relation rel)
 
 	btl_rel_identity(rel, &id);
 	if (by_relid == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(RelidEntries);
-		ctl.hcxt = TopMemoryContext;
-		by_relid = hash_create("btlayout index states by OID", 64, &ctl,
-							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
+		by_relid = new_table("btlayout index states by OID", sizeof(Oid),
+							 sizeof(RelidEntries));
 	if (states == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(BtlRelIdentity);
-		ctl.entrysize = sizeof(BtlIndexState);
-		ctl.hcxt = TopMemoryContext;
-		states = hash_create("btlayout index states", 64, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
+		states = new_table("btlayout index states", sizeof(BtlRelIdentity),
+						   sizeof(BtlIndexState));
 	hashvalue = get_hash_value(states, &id);
 	state = hash_search_with_hash_value(states, &id, hashvalue, HASH_FIND,
 										NULL);
