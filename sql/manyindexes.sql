@@ -297,6 +297,7 @@ CALL state_mark();
 CREATE TEMP TABLE other_relation (x int4);
 ALTER TABLE other_relation ADD COLUMN y int4;
 DROP TABLE other_relation;
+SELECT d.entries_invalidated AS invalidated_by_others FROM state_since() d;
 REINDEX SCHEMA ws;
 SELECT d.entries_invalidated AS invalidated_by_reindex FROM state_since() d;
 CALL look_ws(NULL);

@@ -53,7 +53,7 @@
  * relation from being taken for another's, and memory from being held for
  * indexes that are gone.
  *
- * Cost.  An entry takes about 130 bytes; a lookup finds the entry of the
+ * Cost.  An entry takes about 200 bytes; a lookup finds the entry of the
  * index it used last by comparing identities, any other by one hash
  * probe.  An invalidation finds the entries of its relation by one probe
  * of a second table, keyed by OID, whose entry heads the chain of that
@@ -91,7 +91,7 @@
 
 /*
  * Entries beyond which the least recently used ones without images are
- * dropped, a quarter at a time (about 100 kB of entries per 1,000)
+ * dropped, a quarter at a time (about 200 kB of entries per 1,000)
  */
 #define BTL_STATE_SOFT_LIMIT	4096
 
@@ -104,7 +104,12 @@ static HTAB *states;
  * The entries of each OID, chained through same_relid, newest first; the
  * chain of an OID is in by_relid while it has an entry (and, after an out
  * of memory between the two insertions of btl_index_state_lookup(), empty
- * until the next invalidation of the OID removes it)
+ * until the next invalidation of the OID removes it).  The OID only finds
+ * entries: each keeps its whole identity.  Entries of two relations that
+ * had one OID at different times (a dropped index whose entry waits for
+ * its check, a later relation given its OID) share a chain, and an
+ * invalidation of either makes both stale: at worst a check more, never
+ * an entry missed.
  */
 typedef struct RelidEntries
 {
