@@ -44,6 +44,7 @@
 #include "btlayout.h"
 
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "binops.h"
@@ -123,7 +124,7 @@ writer_write(BtlWriter *w, Page page, BlockNumber blkno)
 				   (char *) w->zeropage, true);
 	}
 
-	PageSetChecksumInplace(page, blkno);
+	btl_page_set_checksum(page, blkno);
 	if (blkno == w->nwritten)
 	{
 		smgrextend(RelationGetSmgr(w->index), MAIN_FORKNUM, blkno,
@@ -180,7 +181,7 @@ page_put(Page page, IndexTuple itup, Size size, OffsetNumber off,
 		size = sizeof(IndexTupleData);
 	}
 
-	if (PageAddItem(page, (Item) itup, size, off, false, false) == InvalidOffsetNumber)
+	if (PageAddItem(page, (void *) itup, size, off, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "failed to add item to the index page");
 }
 
@@ -282,7 +283,7 @@ level_finish_page(BtlWriter *w, BtlLevel *lvl)
 		lastleft = (IndexTuple) PageGetItem(opage,
 											PageGetItemId(opage, OffsetNumberPrev(lvl->lastoff)));
 		truncated = _bt_truncate(w->index, lastleft, hikey, w->inskey);
-		if (!PageIndexTupleOverwrite(opage, P_HIKEY, (Item) truncated,
+		if (!PageIndexTupleOverwrite(opage, P_HIKEY, (void *) truncated,
 									 IndexTupleSize(truncated)))
 			elog(ERROR, "failed to add high key to index page of \"%s\"",
 				 RelationGetRelationName(w->index));

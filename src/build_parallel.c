@@ -56,6 +56,7 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/wait_event.h"
 
 /* Keys of the parallel context's table of contents */
 #define BTL_KEY_SHARED			UINT64CONST(0xB71A000000000001)
@@ -163,7 +164,7 @@ participate(Relation heap, Relation index, BtlBuildShared *shared,
 
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
-	scan = table_beginscan_parallel(heap, BtlSharedScan(shared));
+	scan = btl_table_beginscan_parallel(heap, BtlSharedScan(shared));
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
 									   btl_spool_callback, spool, scan);
 	btl_spool_performsort(spool, progress);

@@ -281,7 +281,7 @@ check_attributes(TupleDesc desc, IndexTuple itup, int natts, Size end,
 				 int *attnum)
 {
 	Size		dataoff = IndexInfoFindDataOffset(itup->t_info);
-	bits8	   *nullbits = NULL;
+	uint8	   *nullbits = NULL;
 	char	   *tp;
 	Size		limit;
 	Size		off = 0;
@@ -290,7 +290,7 @@ check_attributes(TupleDesc desc, IndexTuple itup, int natts, Size end,
 	if (dataoff > end)
 		return "the tuple header and null bitmap run past the data area";
 	if (IndexTupleHasNulls(itup))
-		nullbits = (bits8 *) ((char *) itup + sizeof(IndexTupleData));
+		nullbits = (uint8 *) ((char *) itup + sizeof(IndexTupleData));
 	tp = (char *) itup + dataoff;
 	limit = end - dataoff;
 

@@ -4,14 +4,13 @@
  *	  What differs between the PostgreSQL versions btlayout supports where
  *	  the logic is the same: renamed fields, changed signatures, functions
  *	  that moved.  Each difference is one name here, used by the rest of
- *	  the code instead of the server's.  Supported: 15, 16, 17 and 18;
- *	  the known differences of 19 are here too, but its scan is not ported
- *	  (no build of 19 is served here to test it).
+ *	  the code instead of the server's.  Supported: 15, 16, 17, 18 and 19.
  *
  * Where the logic itself differs (nbtree's scan state: 17 rewrote array
- * keys, 18 added skip arrays and the pin-dropping rules), the version has
- * a file of its own: scan_pg15.c for 15 and 16, scan_pg18.c for 17 and 18,
- * whose scans without arrays differ only in the names below; see scan.h.
+ * keys, 18 added skip arrays and the pin-dropping rules, 19 exported its
+ * page reader), the version has a file of its own: scan_pg15.c for 15 and
+ * 16, scan_pg18.c for 17, 18 and 19, whose scans without arrays differ
+ * only in the names below; see scan.h.
  *
  * src/compat.h
  *
@@ -20,8 +19,8 @@
 #ifndef BTLAYOUT_COMPAT_H
 #define BTLAYOUT_COMPAT_H
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "btlayout builds against PostgreSQL 15, 16, 17 and 18 (19 is not ported yet)"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
+#error "btlayout builds against PostgreSQL 15, 16, 17, 18 and 19"
 #endif
 
 #include "access/nbtree.h"
@@ -145,8 +144,10 @@ typedef RelFileNode BtlRelFileLocator;
 
 /*
  * The first leaf page of a scan without arrays, read into nbtree's scan
- * state (scan_pg18.c) for the _bt_checkkeys() of 17 and 18, which takes a
- * per-page state:
+ * state (scan_pg18.c).  19 exports the page reader itself,
+ * _bt_readpage(), and keeps its per-page state and _bt_checkkeys()
+ * private: BTL_SERVER_READS_FIRST_PAGE.  17 and 18 keep the reader static
+ * and export _bt_checkkeys(), which takes a per-page state:
  *
  * - 17 reads the scan's direction from that state; 18 reads it from
  *   currPos.dir and wants the page marked as its primitive scan's first
@@ -158,7 +159,9 @@ typedef RelFileNode BtlRelFileLocator;
  *   snapshot, a WAL-logged index and no index-only scan.  Either way a pin
  *   dropped leaves currPos.lsn for _bt_killitems() to check the page by.
  */
-#if PG_VERSION_NUM >= 170000
+#define BTL_SERVER_READS_FIRST_PAGE	(PG_VERSION_NUM >= 190000)
+
+#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000
 static inline void
 btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
 						OffsetNumber maxoff, ScanDirection dir)
@@ -228,6 +231,22 @@ btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
 #define BtlMaxItemSize(page)		BTMaxItemSize(page)
 #endif
 
+/* 19: a page's checksum is set by PageSetChecksum() (was ...Inplace) */
+#if PG_VERSION_NUM >= 190000
+#define btl_page_set_checksum(page, blkno)	PageSetChecksum((page), (blkno))
+#else
+#define btl_page_set_checksum(page, blkno)	PageSetChecksumInplace((page), (blkno))
+#endif
+
+/* 19: a parallel table scan is begun with flags (none wanted here) */
+#if PG_VERSION_NUM >= 190000
+#define btl_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan), SO_NONE)
+#else
+#define btl_table_beginscan_parallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan))
+#endif
+
 /* 18: vacuum_delay_point() says whether it is ANALYZE */
 #if PG_VERSION_NUM >= 180000
 #define btl_vacuum_delay_point()	vacuum_delay_point(false)
@@ -272,24 +291,36 @@ btl_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype,
 }
 
 /*
- * nbtree's routine, ours to change: 15-18 return a palloc'd one (which the
- * relcache frees after copying), 19 a pointer to a constant, copied here.
- * From 17 on it claims amcanbuildparallel, which our build honours
- * (build_parallel.c).
+ * The access method's routine: nbtree's, changed by fill().  15-18 have a
+ * handler return a palloc'd routine, which the relcache copies and frees:
+ * nbtree's fresh one, changed, each call.  19 has it return a pointer to
+ * a routine that lives as long as the process, which the relcache keeps
+ * without copying: one, copied from nbtree's constant and changed on the
+ * first call, the same pointer after that.  From 17 on nbtree's routine
+ * claims amcanbuildparallel, which our build honours (build_parallel.c).
  */
-static inline IndexAmRoutine *
-btl_nbtree_routine(void)
+static inline const IndexAmRoutine *
+btl_am_routine(void (*fill) (IndexAmRoutine *routine))
 {
 #if PG_VERSION_NUM >= 190000
-	IndexAmRoutine *routine = palloc(sizeof(IndexAmRoutine));
+	static IndexAmRoutine routine;
+	static bool filled = false;
 
-	memcpy(routine, DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0)),
-		   sizeof(IndexAmRoutine));
+	if (!filled)
+	{
+		memcpy(&routine, DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0)),
+			   sizeof(IndexAmRoutine));
+		fill(&routine);
+		filled = true;
+	}
+	return &routine;
 #else
 	IndexAmRoutine *routine =
 		(IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(bthandler, (Datum) 0));
-#endif
+
+	fill(routine);
 	return routine;
+#endif
 }
 
 /*

@@ -308,14 +308,11 @@ btlayout_options(Datum reloptions, bool validate)
 PG_FUNCTION_INFO_V1(btlayout_handler);
 
 /*
- * The access method handler: btree's routine with our build, options and
- * validator.
+ * btree's routine made ours: our build, scans, options and validator
  */
-Datum
-btlayout_handler(PG_FUNCTION_ARGS)
+static void
+fill_routine(IndexAmRoutine *amroutine)
 {
-	IndexAmRoutine *amroutine = btl_nbtree_routine();
-
 	/*
 	 * btree's name_ops stores cstring, not name (less space); a mirror of it
 	 * must be allowed to say so.
@@ -329,8 +326,15 @@ btlayout_handler(PG_FUNCTION_ARGS)
 	amroutine->amgetbitmap = btlayout_getbitmap;
 	amroutine->amoptions = btlayout_options;
 	amroutine->amvalidate = btlayout_validate;
+}
 
-	PG_RETURN_POINTER(amroutine);
+/*
+ * The access method handler
+ */
+Datum
+btlayout_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(btl_am_routine(fill_routine));
 }
 
 /*

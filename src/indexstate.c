@@ -83,6 +83,7 @@
  */
 #include "btlayout.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"

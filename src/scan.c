@@ -34,6 +34,7 @@
 
 #include "scan.h"
 #include "access/relscan.h"
+#include "access/xact.h"
 #include "compare.h"
 #include "miscadmin.h"
 #include "pgstat.h"

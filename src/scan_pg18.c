@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * scan_pg18.c
- *	  PostgreSQL 17 and 18: reading a scan's first leaf page into nbtree's
- *	  scan state, and the amgettuple/amgetbitmap drivers.
+ *	  PostgreSQL 17, 18 and 19: reading a scan's first leaf page into
+ *	  nbtree's scan state, and the amgettuple/amgetbitmap drivers.
  *
  * 17 rewrote nbtree's array keys and 18 added skip arrays: a scan with
  * either advances its arrays inside _bt_checkkeys() while it reads a page,
@@ -22,9 +22,15 @@
  * and nbtree's _bt_first() finds it done.  The decision holds until the next rescan:
  * numArrayKeys and the keys do not change before then.
  *
- * read_leaf_page() is 17's and 18's _bt_readpage() for the first page of a
- * scan without arrays and not parallel: the page-level state nbtree's
- * exported _bt_checkkeys() reads, with the options that concern arrays off.
+ * read_leaf_page() on 17 and 18 is their static _bt_readpage() for the
+ * first page of a scan without arrays and not parallel: the page-level
+ * state nbtree's exported _bt_checkkeys() reads, with the options that
+ * concern arrays off.  19 exports _bt_readpage() and makes _bt_checkkeys()
+ * private: read_leaf_page() there calls the server's reader, after
+ * prefetching the bodies of the first items it will read (a point lookup
+ * keeps its read-ahead; the rest of a range on that page goes without, as
+ * every later page does).  Copying nbtree's tuple test instead is what
+ * this file must never do: it is the part of nbtree that changes most.
  * From there on nbtree's _bt_next() reads the following pages.  The leaf's
  * pin is dropped when the version's rule allows it, and then currPos.lsn
  * remembers the page's LSN for _bt_killitems().  What the two versions name
@@ -50,6 +56,27 @@
  * scan's keys, from offnum in the scan's direction, into so->currPos.
  * Returns whether there is at least one.
  */
+#if BTL_SERVER_READS_FIRST_PAGE
+static bool
+read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (btl_scan_reads_ahead(scan->indexRelation))
+	{
+		Page		page = BufferGetPage(so->currPos.buf);
+		BTPageOpaque opaque = BTPageGetOpaque(page);
+		OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+		if (ScanDirectionIsForward(dir))
+			btl_read_ahead_start(page, Max(offnum, minoff), 1, minoff, maxoff);
+		else
+			btl_read_ahead_start(page, Min(offnum, maxoff), -1, minoff, maxoff);
+	}
+	return _bt_readpage(scan, dir, offnum, true);
+}
+#else
 static bool
 read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 {
@@ -155,6 +182,7 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 	return so->currPos.firstItem <= so->currPos.lastItem;
 }
+#endif
 
 /*
  * The scan is on the locked leaf page in buf: read it from offnum, or step

@@ -25,6 +25,7 @@
 #include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/tuplestore.h"
 
 /* Kinds of pages, as btlayout_stats() counts and btlayout_page() names them */
 typedef enum BtlPageKind
