@@ -148,9 +148,11 @@ CREATE INDEX bi_bad ON bi USING btlayout (p);
 -- (the server's message, which names the class qualified from 18 on)
 \set VERBOSITY sqlstate
 CREATE INDEX bi_bad ON bi USING btlayout (k int4_ops (foo = 1));
-\set VERBOSITY default
+\set VERBOSITY terse
+-- (19 gives this error a position in the statement)
 CREATE INDEX bi_bad ON bi USING btlayout (k COLLATE "C");
 \echo :SQLSTATE
+\set VERBOSITY default
 -- a class of our own without the operators the build sorts with ...
 CREATE OPERATOR FAMILY regress_badinput_fam1 USING btlayout;
 CREATE OPERATOR CLASS regress_badinput_noops FOR TYPE int4 USING btlayout

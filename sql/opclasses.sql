@@ -18,11 +18,16 @@ WHERE bt.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btree')
 ORDER BY 1;
 
 -- How many there are, so a drop in either count shows (btlayout: the 44
--- mirrored, and text_bin_ops, bpchar_bin_ops and bytea_bin_ops, sql/bin.sql)
-SELECT count(*) FILTER (WHERE opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btree')) AS btree_classes,
-       count(*) FILTER (WHERE opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btlayout')) AS btlayout_classes,
-       count(*) FILTER (WHERE opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btlayout') AND opcdefault) AS btlayout_defaults
-FROM pg_opclass;
+-- mirrored, and text_bin_ops, bpchar_bin_ops and bytea_bin_ops, sql/bin.sql),
+-- counting apart the classes of types newer servers added (19: oid8_ops),
+-- each of which must be mirrored too
+SELECT count(*) FILTER (WHERE am = 'btree' AND NOT newer) AS btree_classes,
+       count(*) FILTER (WHERE am = 'btlayout' AND NOT newer) AS btlayout_classes,
+       count(*) FILTER (WHERE am = 'btlayout' AND opcdefault AND NOT newer) AS btlayout_defaults,
+       count(*) FILTER (WHERE am = 'btree' AND newer) =
+       count(*) FILTER (WHERE am = 'btlayout' AND newer) AS newer_mirrored
+FROM (SELECT a.amname AS am, c.opcdefault, c.opcname IN ('oid8_ops') AS newer
+      FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod) s;
 
 -- Each btlayout family but the BIN ones has exactly the operators and
 -- support functions of the btree family of the same name (differences must

@@ -72,15 +72,17 @@ END $$;
 
 -- The lines of a plan, as alike as versions allow: without 18's
 -- "Disabled: true" marks of disabled nodes, its "Index Searches" counts and
--- fractional row counts, and 15's "(returns $0)" after an InitPlan's name.
+-- fractional row counts, 15's "(returns $0)" after an InitPlan's name, and
+-- 19's names of InitPlans ("minmax_1") and "Replaces:" lines.
 CREATE FUNCTION plan_lines(q text, options text DEFAULT 'COSTS OFF')
 RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (' || options || ') ' || q LOOP
-		CONTINUE WHEN line ~ '^\s*(Disabled: true|Index Searches: \d+)$';
+		CONTINUE WHEN line ~ '^\s*(Disabled: true|Index Searches: \d+|Replaces: \w+)$';
 		line := regexp_replace(line, '^(\s*InitPlan \d+) \(returns \$\d+\)$', '\1');
+		line := regexp_replace(line, '^(\s*InitPlan )[a-z]+_(\d+)$', '\1\2');
 		RETURN NEXT regexp_replace(line, '(rows=\d+)\.00 ', '\1 ');
 	END LOOP;
 END $$;
