@@ -1,13 +1,15 @@
 --
--- ALTER EXTENSION btlayout UPDATE: 1.0 to 1.1 brings the operator families
--- back in line with the server's btree families, which is what a cluster
--- needs after pg_upgrade to a server whose btree families grew (18's skip
--- support functions; t/012_pg_upgrade.pl does that for real).  Here the
--- old copy is made by hand, in a database of its own: members and a whole
--- family missing from a 1.0 installation.  1.1 to 1.2 gives
+-- ALTER EXTENSION btlayout UPDATE: 1.1 to 1.2 gives
 -- btlayout_search_stats() its recent-buffer column, 1.2 to 1.3 its
 -- upper-level copy columns and btlayout_upper_copy_pages(), 1.3 to 1.4 its
--- column of the copy's key searches, 1.4 to 1.5 btlayout_backend_state().
+-- column of the copy's key searches, 1.4 to 1.5 btlayout_backend_state(),
+-- and 1.5 to 1.6 (1.0 to 1.1 until then) brings the operator families
+-- back in line with the server's btree families, which is what a cluster
+-- needs after pg_upgrade to a server whose btree families grew (18's skip
+-- support functions, 19's oid8; t/012_pg_upgrade.pl does that for real).
+-- Here the old copy is made by hand, in a database of its own: members and
+-- a whole family missing from a 1.5 installation, which 1.0 to 1.5 leave
+-- missing.
 --
 \set regress_db :DBNAME
 CREATE DATABASE btlayout_update;
@@ -48,6 +50,12 @@ WHERE c.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'btree') AND c.oid < 1
 -- A fresh 1.0 mirrors this server completely (must be empty)
 SELECT * FROM mirror_gaps ORDER BY 1, 2;
 
+-- The library serves the older function definitions: six counters at 1.0
+SELECT layout_searches >= 0 AS counts, lookup_relayouts >= 0 AS relayouts
+FROM btlayout_search_stats();
+
+ALTER EXTENSION btlayout UPDATE TO '1.5';
+
 -- What an older server's copy would lack: a support function, a
 -- cross-type operator, and a whole family with its class
 ALTER OPERATOR FAMILY integer_ops USING btlayout DROP FUNCTION 2 (int4, int4);
@@ -64,9 +72,8 @@ INSERT INTO t SELECT g, ('00:00:00:00:' || lpad(to_hex(g / 256), 2, '0') || ':' 
 FROM generate_series(1, 2000) g;
 CREATE INDEX t_k ON t USING btlayout (k);
 
--- The library serves the older function definitions: six counters at 1.0
-SELECT layout_searches >= 0 AS counts, lookup_relayouts >= 0 AS relayouts
-FROM btlayout_search_stats();
+-- 1.5 has the gaps: the update to 1.6 fills them
+SELECT count(*) AS gaps FROM mirror_gaps;
 
 ALTER EXTENSION btlayout UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btlayout';
