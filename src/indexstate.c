@@ -197,12 +197,46 @@ in_its_file(const BtlRelIdentity *id)
 }
 
 /*
+ * Check the stale entries of ids[0 .. n - 1] against the catalog (see the
+ * top): keep those whose index is still in their file, free the others.  A
+ * catalog read may process invalidations: an entry invalidated again
+ * meanwhile stays stale, for a later check.
+ */
+static void
+check_stale(const BtlRelIdentity *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint64		seen = invalidations;
+		bool		keep = in_its_file(&ids[i]);
+		BtlIndexState *state;
+
+		state = hash_search(states, &ids[i], HASH_FIND, NULL);
+		if (state == NULL || !state->stale)
+			continue;
+		if (invalidations != seen)
+			sweep_pending = true;	/* checked again by the next sweep */
+		else if (keep)
+			state->stale = false;
+		else
+			free_state(state);
+	}
+}
+
+/*
  * When no lookup is under way: free the copies of stale entries; if the
  * catalogs can be read (catalog), check up to STALE_CHECKS of them against
- * it (see the top), keeping those whose index is still in their file and
- * freeing the others; and free what upper.c asked to free.  A catalog read
- * may process invalidations: an entry invalidated again meanwhile stays
- * stale, for a later check.
+ * it (check_stale()); and free what upper.c asked to free.
+ *
+ * sweep_pending is lowered first and raised again for what is left: the
+ * entries beyond STALE_CHECKS, and those invalidated during a catalog
+ * read.  A catalog read can also fail (a cancel, a lock timeout on
+ * pg_class, out of memory): the flag is then raised again before the error
+ * goes on, so that the entries not checked are checked where a later
+ * lookup begins.  Nothing else would raise it for them: make_stale() raises
+ * it only for an entry that was not stale, and an entry left stale with the
+ * flag down would stay stale, its index given no copy of its upper levels,
+ * until another invalidation of it.
  */
 static void
 sweep(bool catalog)
@@ -225,20 +259,18 @@ sweep(bool catalog)
 			else
 				sweep_pending = true;
 		}
-	for (int i = 0; i < n; i++)
+	if (n > 0)
 	{
-		uint64		seen = invalidations;
-		bool		keep = in_its_file(&ids[i]);
-
-		state = hash_search(states, &ids[i], HASH_FIND, NULL);
-		if (state == NULL || !state->stale)
-			continue;
-		if (invalidations != seen)
-			sweep_pending = true;	/* checked again by the next sweep */
-		else if (keep)
-			state->stale = false;
-		else
-			free_state(state);
+		PG_TRY();
+		{
+			check_stale(ids, n);
+		}
+		PG_CATCH();
+		{
+			sweep_pending = true;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 	}
 	btl_upper_sweep();
 }
