@@ -138,6 +138,71 @@ SELECT wrong_lookups('tr', 49999) AS wrong;
 SELECT wrong_lookups('tr', 49999) AS wrong;
 SELECT hits() > 300 AS local_pinned_where_they_were;
 
+-- At the cap, the chunks of the least recently used map that has chunks
+-- go if no lookup used it in the last 4,096 lookups, whatever the number
+-- of maps without chunks (made when there was no room, or emptied), which
+-- are not looked at.  Eight chunks: 100 indexes of two levels looked up
+-- twice each leave a chunk to each of the first eight and none to the 92
+-- others; the eight are looked up again, then one of them 4,200 times, so
+-- that the other seven are cold and the 92 empty maps colder still.  The
+-- lookups of an index of 20,000 keys then take the chunk of the coldest of
+-- the seven (one chunk given up), and remember every block they read
+DO $$
+BEGIN
+  FOR i IN 1 .. 100 LOOP
+    EXECUTE format('CREATE TABLE rs%s (k int4) WITH (autovacuum_enabled = off);
+                    INSERT INTO rs%s SELECT generate_series(0, 999);
+                    CREATE INDEX rs%s_k ON rs%s USING btlayout (k)', i, i, i, i);
+  END LOOP;
+END
+$$;
+CREATE TABLE rl (k int4) WITH (autovacuum_enabled = off);
+INSERT INTO rl SELECT generate_series(0, 19999);
+CREATE INDEX rl_k ON rl USING btlayout (k);
+-- Look up times keys of tbl, of 0 .. nkeys - 1
+CREATE PROCEDURE look_up(tbl text, nkeys int, times int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  got bigint;
+BEGIN
+  FOR i IN 1 .. times LOOP
+    EXECUTE format('SELECT count(*) FROM %I WHERE k = $1', tbl)
+      INTO got USING (i * 7919) % nkeys;
+  END LOOP;
+END
+$$;
+SET btlayout.recent_buffers = 4096;
+DO $$
+BEGIN
+  FOR r IN 1 .. 2 LOOP
+    FOR i IN 1 .. 100 LOOP
+      CALL look_up(format('rs%s', i), 1000, 1);
+    END LOOP;
+  END LOOP;
+  FOR i IN 1 .. 8 LOOP
+    CALL look_up(format('rs%s', i), 1000, 1);
+  END LOOP;
+END
+$$;
+SELECT recent_buffer_chunks FROM btlayout_backend_state();
+CALL look_up('rs8', 1000, 4200);
+SELECT chunks_given_up AS given_up, blocks_not_remembered AS not_remembered
+  FROM btlayout_backend_state() \gset
+CALL look_up('rl', 20000, 50);
+SELECT chunks_given_up - :given_up AS chunks_given_up,
+       blocks_not_remembered - :not_remembered AS blocks_not_remembered
+  FROM btlayout_backend_state();
+SET btlayout.recent_buffers = 262144;
+DO $$
+BEGIN
+  FOR i IN 1 .. 100 LOOP
+    EXECUTE format('DROP TABLE rs%s', i);
+  END LOOP;
+END
+$$;
+DROP TABLE rl;
+DROP PROCEDURE look_up(text, int, int);
+
 -- Bad values of the setting
 SET btlayout.recent_buffers = -1;
 

@@ -37,11 +37,12 @@
  * first lookup in the backend remembers nothing: map_of()).
  * btlayout.recent_buffers caps the entries of all maps of a backend
  * together, with no limit on how many indexes have maps.  At the cap, the
- * chunks of the map used least recently go, if no lookup has used it for
- * a while (make_room()); if none is that cold, the block is read the
- * ordinary way and not remembered, which costs what core btree's descent
- * costs.  The directory takes a pointer per chunk of the index's blocks up
- * to the highest one remembered.  Changing the setting drops every chunk.
+ * chunks of the map used least recently of those that have chunks go, if
+ * no lookup has used it for a while (make_room()); if it is not that cold,
+ * the block is read the ordinary way and not remembered, which costs what
+ * core btree's descent costs.  The directory takes a pointer per chunk of
+ * the index's blocks up to the highest one remembered.  Changing the
+ * setting drops every chunk.
  * 0 turns it off, and so does an index's recent_buffers option
  * (compare.c decides, per search key).  Statistics are counted as
  * ReadBuffer() counts them.
@@ -90,7 +91,7 @@ typedef struct BtlRecentEntry
 /* The map of one index */
 struct BtlRecentMap
 {
-	dlist_node	node;			/* in maps, most recently used first */
+	dlist_node	node;			/* in maps while it has chunks */
 	uint32		ndir;			/* slots of the directory */
 	uint32		nchunks;		/* chunks made */
 	BtlRecentEntry **dir;		/* chunk by block number >> RECENT_CHUNK_BITS */
@@ -100,6 +101,12 @@ struct BtlRecentMap
 /* GUC btlayout.recent_buffers: entries per backend, 0 for none */
 int			btl_recent_buffers = 262144;
 
+/*
+ * The maps that have chunks, most recently used first.  A map without any
+ * (its index's second lookup found no room, or its chunks were taken) is in
+ * no list until a chunk is made for it, so that make_room() finds at the
+ * tail a map with chunks to give up, whatever the number of maps held.
+ */
 static dlist_head maps = DLIST_STATIC_INIT(maps);
 static uint64 total_chunks;
 static uint64 lookups;
@@ -113,10 +120,15 @@ chunks_allowed(void)
 		RECENT_CHUNK_BITS;
 }
 
-/* Free map's chunks (its directory and header stay) */
+/*
+ * Free map's chunks, and take it out of maps (its directory and header
+ * stay)
+ */
 static void
 free_chunks(BtlRecentMap *map)
 {
+	if (map->nchunks == 0)
+		return;
 	for (uint32 i = 0; i < map->ndir; i++)
 		if (map->dir[i] != NULL)
 		{
@@ -125,6 +137,7 @@ free_chunks(BtlRecentMap *map)
 		}
 	total_chunks -= map->nchunks;
 	map->nchunks = 0;
+	dlist_delete(&map->node);
 }
 
 /* Free the map of an index entry (indexstate.c) */
@@ -136,7 +149,6 @@ btl_recent_free_map(BtlIndexState *state)
 	if (map == NULL)
 		return;
 	free_chunks(map);
-	dlist_delete(&map->node);
 	if (map->dir != NULL)
 		pfree(map->dir);
 	pfree(map);
@@ -144,32 +156,32 @@ btl_recent_free_map(BtlIndexState *state)
 }
 
 /*
- * Room for one more chunk: if at the cap, take the chunks of maps no
- * lookup has used in the last RECENT_COLD_LOOKUPS lookups, least recently
- * used first (64 of them at most).  False if none is that cold: the caller
- * then remembers nothing, and no chunk is made during the next
- * RECENT_FULL_BACKOFF lookups.  A map in use by lookups keeps its chunks:
- * which blocks of a working set larger than the cap are remembered matters
- * less than not dropping and making chunks at every lookup.
+ * Room for one more chunk: if at the cap, the chunks of the least recently
+ * used map go, if no lookup has used it in the last RECENT_COLD_LOOKUPS
+ * lookups.  maps holds only the maps that have chunks, in the order of
+ * their last use: its tail is the coldest map with chunks to give up, so
+ * that one look decides, whatever the number of maps, and taking its
+ * chunks (one at least) makes room, since the chunks never pass the cap
+ * (a new setting frees them all).  False if that map is not so cold, and
+ * then none is: the caller remembers nothing, and no chunk is made during
+ * the next RECENT_FULL_BACKOFF lookups.  A map in use by lookups keeps its
+ * chunks: which blocks of a working set larger than the cap are remembered
+ * matters less than not dropping and making chunks at every lookup.
  */
 static bool
 make_room(BtlRecentMap *self)
 {
-	int			steps = 0;
-
-	while (total_chunks + 1 > chunks_allowed())
+	if (total_chunks + 1 > chunks_allowed() && !dlist_is_empty(&maps))
 	{
-		BtlRecentMap *victim;
+		BtlRecentMap *victim = dlist_tail_element(BtlRecentMap, node, &maps);
 
-		if (dlist_is_empty(&maps) || steps++ >= 64)
-			break;
-		victim = dlist_tail_element(BtlRecentMap, node, &maps);
-		if (victim == self || victim->lastuse + RECENT_COLD_LOOKUPS > lookups)
-			break;
-		/* its chunks go; the map, empty, waits at the front for its index */
-		btl_state_counters.chunks_given_up += victim->nchunks;
-		free_chunks(victim);
-		dlist_move_head(&maps, &victim->node);
+		if (victim != self &&
+			victim->lastuse + RECENT_COLD_LOOKUPS <= lookups)
+		{
+			/* its chunks go; the map, empty, waits outside for its index */
+			btl_state_counters.chunks_given_up += victim->nchunks;
+			free_chunks(victim);
+		}
 	}
 	if (total_chunks + 1 > chunks_allowed())
 	{
@@ -183,9 +195,9 @@ make_room(BtlRecentMap *self)
 void
 btl_recent_buffers_assign(int newval, void *extra)
 {
-	dlist_iter	iter;
+	dlist_mutable_iter iter;
 
-	dlist_foreach(iter, &maps)
+	dlist_foreach_modify(iter, &maps)
 		free_chunks(dlist_container(BtlRecentMap, node, iter.cur));
 	full_until = 0;
 }
@@ -223,7 +235,9 @@ make_entry(BtlRecentMap *map, BlockNumber blkno)
 	chunk = MemoryContextAllocZero(TopMemoryContext,
 								   RECENT_CHUNK_ENTRIES * sizeof(BtlRecentEntry));
 	map->dir[c] = chunk;
-	map->nchunks++;
+	/* its first chunk puts the map in maps, at the head: it is in use now */
+	if (map->nchunks++ == 0)
+		dlist_push_head(&maps, &map->node);
 	total_chunks++;
 	btl_state_counters.chunks_made++;
 	return &chunk[blkno & (RECENT_CHUNK_ENTRIES - 1)];
@@ -256,7 +270,6 @@ map_of(Relation rel)
 		if (btl_first_lookup(state))
 			return NULL;
 		map = MemoryContextAllocZero(TopMemoryContext, sizeof(BtlRecentMap));
-		dlist_push_head(&maps, &map->node);
 		state->recent = map;
 	}
 	return map;
@@ -277,7 +290,8 @@ btl_read_recent(Relation rel, BlockNumber blkno)
 	if (unlikely(map == NULL))
 		return ReadBuffer(rel, blkno);
 	map->lastuse = ++lookups;
-	if (dlist_head_node(&maps) != &map->node)
+	/* a map without chunks is in no list: it has nothing to give up */
+	if (map->nchunks != 0 && dlist_head_node(&maps) != &map->node)
 		dlist_move_head(&maps, &map->node);
 	entry = entry_of(map, blkno);
 	if (entry != NULL && BufferIsValid(entry->buffer) &&
