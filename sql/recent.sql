@@ -129,14 +129,18 @@ END
 $$;
 DROP FUNCTION wrong_in_turn(int, int);
 
--- A temporary index lives in local buffers
+-- A temporary index lives in local buffers; it gets a map on every minor
+-- release but 15.0 to 15.3, whose ReadRecentBuffer() checks the wrong
+-- buffer of a local one
 CREATE TEMP TABLE tr (k int4);
 INSERT INTO tr SELECT g FROM generate_series(0, 49999) g;
 CREATE INDEX tr_k ON tr USING btlayout (k);
 CALL reset_hits();
 SELECT wrong_lookups('tr', 49999) AS wrong;
 SELECT wrong_lookups('tr', 49999) AS wrong;
-SELECT hits() > 300 AS local_pinned_where_they_were;
+SELECT (hits() > 300) =
+       (current_setting('server_version_num')::int NOT BETWEEN 150000 AND 150003)
+       AS local_pinned_where_they_were;
 
 -- At the cap, the chunks of the least recently used map that has chunks
 -- go if no lookup used it in the last 4,096 lookups, whatever the number

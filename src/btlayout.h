@@ -309,6 +309,7 @@ extern int64 btl_index_state_count(void);
  */
 #define BTL_RECENT_BUFFERS_MAX	(1 << 25)
 extern int	btl_recent_buffers;
+extern bool btl_recent_local_buffers;
 extern void btl_recent_buffers_assign(int newval, void *extra);
 extern void btl_recent_free_map(BtlIndexState *state);
 extern Buffer btl_read_recent(Relation rel, BlockNumber blkno);

@@ -215,7 +215,8 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 	key->layout = BtlGetLayout(rel);
 	key->prefetch = btl_prefetch && BtlGetPrefetch(rel);
-	key->recent_buffers = btl_recent_buffers > 0 && BtlGetRecentBuffers(rel);
+	key->recent_buffers = btl_recent_buffers > 0 && BtlGetRecentBuffers(rel) &&
+		(btl_recent_local_buffers || !RelationUsesLocalBuffers(rel));
 	key->upper_copy = btl_upper_copy > 0 && BtlGetUpperCopy(rel) &&
 		inskey->heapkeyspace;
 	key->note_stale = btl_lookup_relayout && BtlGetLookupRelayout(rel) &&

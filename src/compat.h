@@ -32,6 +32,7 @@
 #include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
@@ -246,6 +247,27 @@ btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
 #define btl_table_beginscan_parallel(rel, pscan) \
 	table_beginscan_parallel((rel), (pscan))
 #endif
+
+/*
+ * 15.0 to 15.3: ReadRecentBuffer() of a local buffer checked the shared
+ * buffer of the same number instead (fixed in 15.4 and before 16.0:
+ * "Fix ReadRecentBuffer for local buffers", backpatched to 14), so it
+ * could pin a temporary index's remembered buffer for a block that buffer
+ * no longer holds, or read past the shared buffers.  The minor that runs
+ * is known only at run time (a library built with 15.4's headers loads in
+ * 15.2): server_version_num says.
+ */
+static inline bool
+btl_server_reads_recent_local_buffers(void)
+{
+#if PG_VERSION_NUM < 160000
+	const char *num = GetConfigOption("server_version_num", false, false);
+
+	return num != NULL && atoi(num) >= 150004;
+#else
+	return true;
+#endif
+}
 
 /* 18: vacuum_delay_point() says whether it is ANALYZE */
 #if PG_VERSION_NUM >= 180000

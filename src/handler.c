@@ -147,6 +147,7 @@ assign_compare_isa(int newval, void *extra)
 void
 _PG_init(void)
 {
+	btl_recent_local_buffers = btl_server_reads_recent_local_buffers();
 	btl_relopt_kind = add_reloption_kind();
 
 	add_int_reloption(btl_relopt_kind, "fillfactor",

@@ -102,6 +102,13 @@ struct BtlRecentMap
 int			btl_recent_buffers = 262144;
 
 /*
+ * Whether temporary indexes (local buffers) get maps: not on the minor
+ * releases whose ReadRecentBuffer() checks the wrong buffer of a local one
+ * (compat.h); set when the library is loaded
+ */
+bool		btl_recent_local_buffers = true;
+
+/*
  * The maps that have chunks, most recently used first.  A map without any
  * (its index's second lookup found no room, or its chunks were taken) is in
  * no list until a chunk is made for it, so that make_room() finds at the
