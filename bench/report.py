@@ -2,6 +2,7 @@
 """bench/report.py: summarise one benchmark results directory.
 
 Usage: python3 bench/report.py RESULTS_DIR
+       python3 bench/report.py --regimes-chart OUT.png [--variant NAME] SOURCE [SOURCE ...]
 
 Reads RESULTS_DIR/raw.csv (round,workload,variant,metric,value; round 0 is
 the warm-up and is ignored) and RESULTS_DIR/meta.tsv (key<TAB>value), and
@@ -19,13 +20,34 @@ writes:
   ratios.png   ratio to btree per workload and variant, bars at the median
                ratio, error bars from the min to the max ratio
 
-Standard library only, plus matplotlib for the chart (skipped with a note
-when matplotlib is missing).
+With --regimes-chart it writes only OUT.png: the regimes of the README's
+table (*When it helps, and when it does not*: probe-nl, probe-part<N>,
+probe-tables, probe-big, probe-100m, select-connect, write-mix,
+probe-uuid, probe-text-*, probe-batch, select-mix, range-mix), one row per
+regime, one point per run: the median of btlayout's per-round ratio to
+core btree with a bar from the lowest to the highest round, a line at 1.0.
+Each SOURCE is a results directory (its summary.csv and meta.tsv) or a
+summary CSV file, optionally named LABEL=SOURCE.  A run's label is LABEL,
+else the server version and huge pages from meta.tsv, else the directory's
+name; labels that differ only in huge pages share a colour (filled: huge
+pages, hollow: no huge pages), and select-connect of a run with meta.tsv's "preload" gets
+a row of its own.  A summary CSV may carry two more columns, run (the
+label of each row) and preload (true or false), to hold several runs in
+one file (docs/img/regimes.csv does).  The variant charted is NAME, else
+the first of btlayout-blocked, btlayout-bin-blocked and btlayout that the
+source has.  Rows without a ratio_median but with ratio_min and ratio_max
+are drawn as a bar without a point.
+
+Standard library only, plus matplotlib for the charts (skipped with a note
+when matplotlib is missing; --regimes-chart fails without it).
 """
 
+import argparse
 import csv
 import os
+import re
 import statistics
+import textwrap
 import sys
 from collections import OrderedDict, defaultdict
 
@@ -417,7 +439,234 @@ def write_report(path, summary, meta, chart_note, nrounds, rows):
         f.write("\n".join(md))
 
 
+# --- the regimes chart (--regimes-chart) ------------------------------------
+
+# The regimes, in the order of the README's table: (workload, metric, row
+# label).  A workload ending in * matches any suffix ({n}: the number in
+# it); "+preload" is select-connect in a run with btlayout preloaded.
+REGIMES = [
+    ("probe-nl", "lookups_per_s", "one index of 10M keys, 1M probes through a nested loop"),
+    ("probe-part*", "lookups_per_s", "the same keys in a table of {n} partitions, each probe in any partition"),
+    ("probe-tables", "lookups_per_s", "the same keys in separate tables probed by one session"),
+    ("probe-big", "lookups_per_s", "an index twice shared_buffers, read through the OS cache"),
+    ("probe-100m", "lookups_per_s", "100M keys"),
+    ("select-connect", "conn_rate", "pgbench -S's statement with a new connection per transaction"),
+    ("select-connect+preload", "conn_rate", "the same, shared_preload_libraries = 'btlayout'"),
+    ("write-mix", "rate_1c", "writes: an insert of a random key and an update of a key"),
+    ("probe-uuid", "lookups_per_s", "10M uuid keys"),
+    ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")"),
+    ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")"),
+    ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")"),
+    ("probe-batch", "lookups_per_s", "batches of 100 keys a statement (index scans, heap fetches)"),
+    ("select-mix", "rate_2c", "pgbench -S's statement, long-lived connections, 2 clients"),
+    ("select-mix", "rate_1c", "pgbench -S's statement, long-lived connections, 1 client"),
+    ("range-mix", "rate_2c", "range scans of 101 keys, 2 clients"),
+    ("range-mix", "rate_1c", "range scans of 101 keys, 1 client"),
+]
+# The variant charted, the first of these a source has (the default layout)
+REGIME_VARIANTS = ["btlayout-blocked", "btlayout-bin-blocked", "btlayout"]
+
+
+def regime_of(workload, metric, preload):
+    """-> (rank, key, row label) of a summary row, or None if it is no
+    regime."""
+    w = workload + ("+preload" if preload and workload == "select-connect" else "")
+    for i, (pat, m, label) in enumerate(REGIMES):
+        if m != metric:
+            continue
+        if pat.endswith("*") and w.startswith(pat[:-1]):
+            return (i, w + " " + metric, label.format(n=w[len(pat) - 1:]))
+        if w == pat:
+            return (i, w + " " + metric, label)
+    return None
+
+
+def run_label(meta):
+    """-> "15.20, huge pages" from a run's meta.tsv, or None."""
+    m = re.search(r"PostgreSQL (\d+(?:\.\d+)?)", meta.get("postgresql", ""))
+    if not m:
+        return None
+    label = m.group(1)
+    settings = meta.get("settings", "")
+    if "huge_pages=" in settings:
+        label += ", no huge pages" if "huge_pages=off" in settings else ", huge pages"
+    return label
+
+
+def read_regimes(source, variant):
+    """-> the regime rows of SOURCE (a results directory or a summary CSV,
+    optionally LABEL=SOURCE): dicts of series, rank, key, label, median,
+    lo, hi."""
+    label, path = None, source
+    if not os.path.exists(source) and "=" in source:
+        label, path = source.split("=", 1)
+    if os.path.isdir(path):
+        csv_path, meta = os.path.join(path, "summary.csv"), read_meta(os.path.join(path, "meta.tsv"))
+        default = os.path.basename(os.path.normpath(path))
+    elif os.path.basename(path) == "summary.csv":
+        csv_path, meta = path, read_meta(os.path.join(os.path.dirname(path), "meta.tsv"))
+        default = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    else:
+        csv_path, meta = path, {}
+        default = os.path.splitext(os.path.basename(path))[0]
+    if not os.path.exists(csv_path):
+        raise SystemExit("report.py: no %s" % csv_path)
+    label = label or run_label(meta) or default
+    preloaded = "preload" in meta
+
+    def num(x):
+        return float(x) if x not in (None, "") else None
+
+    groups = OrderedDict()  # (series, workload, metric, preload) -> {variant: [rows]}
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            series = row.get("run") or label
+            pre = (row.get("preload") or "").strip().lower() in ("true", "t", "1", "yes") if row.get("preload") \
+                else preloaded
+            med, lo, hi = num(row.get("ratio_median")), num(row.get("ratio_min")), num(row.get("ratio_max"))
+            if med is None and (lo is None or hi is None):
+                continue
+            groups.setdefault((series, row["workload"], row["metric"], pre), OrderedDict()) \
+                .setdefault(row["variant"], []).append((med, lo, hi))
+    out = []
+    for (series, w, m, pre), by_variant in groups.items():
+        reg = regime_of(w, m, pre)
+        if reg is None:
+            continue
+        chosen = next((v for v in ([variant] if variant else REGIME_VARIANTS) if v in by_variant), None)
+        if chosen is None:
+            continue
+        for med, lo, hi in by_variant[chosen]:
+            out.append({"series": series, "rank": reg[0], "key": reg[1], "label": reg[2], "variant": chosen,
+                        "median": med, "lo": lo if lo is not None else med, "hi": hi if hi is not None else med})
+    return out
+
+
+def draw_regimes_chart(path, entries):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    series = []
+    for e in entries:
+        if e["series"] not in series:
+            series.append(e["series"])
+
+    # By server version where the label starts with one, without huge
+    # pages first; else in the order given
+    def series_order(s):
+        m = re.match(r"(\d+(?:\.\d+)*)", s)
+        version = tuple(int(x) for x in m.group(1).split(".")) if m else (float("inf"),)
+        return (version, 0 if "no huge pages" in s else 1)
+
+    series.sort(key=series_order)
+    regimes = sorted({(e["rank"], e["key"], e["label"]) for e in entries})
+
+    # Colour by the label without its huge-pages part (the server version),
+    # filled with huge pages, hollow without
+    def colour_key(s):
+        return re.sub(r",?\s*(no )?huge pages", "", s).strip()
+
+    keys = []
+    for s in series:
+        if colour_key(s) not in keys:
+            keys.append(colour_key(s))
+    cmap = plt.get_cmap("tab10")
+    colour = {s: cmap(keys.index(colour_key(s)) % 10) for s in series}
+    hollow = {s: "no huge pages" in s for s in series}
+
+    # One line per point, the regimes' rows top down, a gap between them
+    rows, y, ticks, bands = [], 0.0, [], []
+    for rank, key, label in regimes:
+        mine = sorted((e for e in entries if e["key"] == key), key=lambda e: series.index(e["series"]))
+        top = y
+        for e in mine:
+            rows.append((y, e))
+            y -= 1.0
+        ticks.append(((top + y + 1.0) / 2, label))
+        bands.append((top + 0.5, y + 0.5))
+        y -= 0.7
+    height = -y
+    fig, ax = plt.subplots(figsize=(10.5, 1.6 + 0.2 * height))
+    for i, (hi_y, lo_y) in enumerate(bands):
+        if i % 2 == 0:
+            ax.axhspan(lo_y, hi_y, color="0.94", zorder=0)
+    xmax = max(e["hi"] for _, e in rows)
+    xmin = min([0.6] + [e["lo"] for _, e in rows])
+    for yy, e in rows:
+        c = colour[e["series"]]
+        ax.plot([e["lo"], e["hi"]], [yy, yy], color=c, linewidth=1.6, solid_capstyle="butt", zorder=2)
+        ax.plot([e["lo"], e["lo"]], [yy - 0.28, yy + 0.28], color=c, linewidth=1.2, zorder=2)
+        ax.plot([e["hi"], e["hi"]], [yy - 0.28, yy + 0.28], color=c, linewidth=1.2, zorder=2)
+        if e["median"] is not None:
+            ax.plot([e["median"]], [yy], marker="o", markersize=6, color=c, zorder=3,
+                    markerfacecolor="white" if hollow[e["series"]] else c, markeredgewidth=1.5)
+            text = "%.2f" % e["median"]
+        else:
+            text = "%.2f-%.2f" % (e["lo"], e["hi"])
+        ax.text(e["hi"] + 0.03, yy, text, va="center", ha="left", fontsize=7.5, color="0.2")
+    ax.axvline(1.0, color="black", linewidth=1.0, zorder=1)
+    ax.text(1.0, 0.9, " 1.0 = core btree", ha="left", va="bottom", fontsize=8)
+    ax.set_yticks([t for t, _ in ticks])
+    ax.set_yticklabels([textwrap.fill(label, 46) for _, label in ticks], fontsize=8)
+    ax.set_ylim(y + 0.3, 1.5)
+    ax.set_xlim(xmin - 0.05, xmax + 0.35)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.grid(axis="x", alpha=0.35, zorder=0)
+    ax.set_xlabel("btlayout's rate / core btree's, same run (lookups, connections or statements per second):"
+                  " above 1.0, btlayout is faster", fontsize=8.5)
+    variants = []
+    for e in entries:
+        if e["variant"] not in variants:
+            variants.append(e["variant"])
+    ax.set_title("btlayout against core btree, by regime (%s)\n"
+                 "point = median of the per-round ratios, bar = lowest to highest round"
+                 % ", ".join(variants), fontsize=10)
+    handles = [Line2D([], [], color=colour[s], marker="o", markersize=6, linewidth=1.6,
+                      markerfacecolor="white" if hollow[s] else colour[s], markeredgewidth=1.5, label=s)
+               for s in series]
+    versions = all(re.match(r"\d", s) for s in series)
+    ax.legend(handles=handles, title="PostgreSQL" if versions else "run", fontsize=8, title_fontsize=8,
+              loc="lower right", framealpha=0.95)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def regimes_main(args):
+    ap = argparse.ArgumentParser(prog="report.py --regimes-chart",
+                                 description="Chart btlayout's ratio to core btree in each regime of the README's "
+                                             "table, from summary CSVs (see report.py's docstring).")
+    ap.add_argument("out", metavar="OUT.png")
+    ap.add_argument("sources", metavar="SOURCE", nargs="+",
+                    help="a results directory or a summary CSV, optionally LABEL=SOURCE")
+    ap.add_argument("--variant", help="the variant to chart (default: the first of %s)" % ", ".join(REGIME_VARIANTS))
+    a = ap.parse_args(args)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("report.py: matplotlib is not installed (apt-get install python3-matplotlib)", file=sys.stderr)
+        return 1
+    entries = []
+    for src in a.sources:
+        got = read_regimes(src, a.variant)
+        if not got:
+            print("report.py: no regime rows in %s" % src, file=sys.stderr)
+        entries += got
+    if not entries:
+        print("report.py: nothing to chart", file=sys.stderr)
+        return 1
+    draw_regimes_chart(a.out, entries)
+    print("report.py: wrote %s: %d regimes, %d labels, %d points" % (
+        a.out, len({e["key"] for e in entries}), len({e["series"] for e in entries}), len(entries)))
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "--regimes-chart":
+        return regimes_main(argv[2:])
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
         return 2 if len(argv) != 2 else 0
