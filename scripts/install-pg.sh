@@ -22,7 +22,9 @@
 #                for sid's C library: they are installed into a Debian sid
 #                root made by mmdebstrap in $BTL_PG_ROOT/sid (about a
 #                minute), with sid's 18 beside them (the old server of
-#                t/012_pg_upgrade.pl on 19), the compilers, Perl's IPC::Run,
+#                t/012_pg_upgrade.pl on 19, with the 15.18 of --source 15,
+#                whose ICU 72 from bookworm the root has), the compilers,
+#                Perl's IPC::Run,
 #                python3 with matplotlib, and core's regression files of 18
 #                (from sid's source package of 18; 19's are not served) in
 #                /usr/local/share/btlayout/core-regress-18.
@@ -80,11 +82,13 @@ readonly BUILD_DEPS=(gcc make bison flex perl pkg-config libicu-dev zlib1g-dev
 	liblz4-dev libzstd-dev libipc-run-perl dpkg-dev xz-utils bzip2 ca-certificates)
 readonly SERVER_DEBS=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
 # The sid root of 19: its packages (pinned per package: experimental as a
-# whole would pull in experimental's perl, which breaks the install)
+# whole would pull in experimental's perl, which breaks the install), and
+# bookworm's ICU 72, which the 15.18 built here on the host (--source 15)
+# needs to run there as the old server of t/012_pg_upgrade.pl
 readonly SID_PACKAGES=(postgresql-19/experimental postgresql-client-19/experimental
 	postgresql-server-dev-19/experimental libpq-dev/experimental libpq5/experimental
 	postgresql-18 postgresql-server-dev-18 build-essential libicu-dev libipc-run-perl
-	python3 python3-matplotlib git ca-certificates)
+	python3 python3-matplotlib git ca-certificates libicu72/bookworm)
 # apt waits for a lock another apt or dpkg holds (seconds)
 readonly APT_LOCK=(-o DPkg::Lock::Timeout=600)
 readonly PGSERVER_WHEEL_VERSION=0.1.4
@@ -250,6 +254,7 @@ install_sid_root()
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--include="$(IFS=,; echo "${SID_PACKAGES[*]}")" \
 		sid "$new" "deb $MIRROR sid main" "deb $MIRROR experimental main" \
+		"deb $MIRROR bookworm main" \
 		>"$work/mmdebstrap.log" 2>&1; then
 		tail -n 30 "$work/mmdebstrap.log" >&2
 		as_root rm -rf "$new"

@@ -58,7 +58,8 @@
 #                  in a Debian sid root (scripts/install-pg.sh 19 makes
 #                  it, scripts/in-root.sh enters it): the script runs
 #                  itself there, the whole suite, with 19's own TAP
-#                  modules, sid's 18.6 as the old server of
+#                  modules, sid's 18.6 and the 15.18 of --source 15
+#                  (mounted from the host) as the old servers of
 #                  t/012_pg_upgrade.pl and core's btree_index.sql of 18
 #                  in t/013_core_btree_index.pl (19's is not served); a
 #                  scratch directory kept (--keep) is inside the root.
@@ -74,7 +75,8 @@
 #
 # t/012_pg_upgrade.pl upgrades to the version under test from 15.18 built
 # from source (scripts/install-pg.sh --source 15) on every version after 15,
-# and on 18 from 17.9 too (scripts/install-pg.sh 17), each installed by
+# on 18 from 17.9 too (scripts/install-pg.sh 17), on 19 from sid's 18.6
+# too (in the sid root), each installed by
 # that script (under --quick, one already there is used as it is) and given
 # btlayout built from the tree.
 #
@@ -753,7 +755,8 @@ other_server()
 
 	shift 2
 	[[ -z $prefix ]] || return 0
-	if ((QUICK)) && [[ -x $root/$dir/bin/pg_config ]]; then
+	# (in the sid root, only what the host put there: run_in_sid_root())
+	if { ((QUICK)) || [[ ${BTL_IN_ROOT:-} == 1 ]]; } && [[ -x $root/$dir/bin/pg_config ]]; then
 		prefix=$root/$dir
 		return 0
 	fi
@@ -791,19 +794,18 @@ with_btlayout()
 
 # The old servers of t/012_pg_upgrade.pl for the version under test, each
 # with btlayout, in BTL_UPGRADE_FROM (their prefixes, colon-separated): the
-# 15 source build on 16, 17 and 18, 17 too on 18, and sid's 18 on 19 (the
-# sid root has neither 15's build nor the ICU it was built with).  One that
-# cannot be had is a failed step, and the others still serve.
+# 15 source build on every version after 15 (on 19, the host's, which
+# run_in_sid_root() mounts in the root), 17 too on 18, and sid's 18 on 19.
+# One that cannot be had is a failed step, and the others still serve.
 upgrade_sources()
 {
 	local from=()
 
-	if ((PG_VERSION == 19)); then
-		if old_18 && with_btlayout "$OLD_18" 18; then
-			from+=("$OLD_18")
-		fi
-	elif source_15 && with_btlayout "$SOURCE_15" 15-source; then
+	if source_15 && with_btlayout "$SOURCE_15" 15-source; then
 		from+=("$SOURCE_15")
+	fi
+	if ((PG_VERSION == 19)) && old_18 && with_btlayout "$OLD_18" 18; then
+		from+=("$OLD_18")
 	fi
 	if ((PG_VERSION == 18)) && old_17 && with_btlayout "$OLD_17" 17; then
 		from+=("$OLD_17")
@@ -942,17 +944,25 @@ run_versions()
 	((total_fail == 0 && total_pass > 0))
 }
 
-# 19: make the sid root (under --quick, find it), then run this script
-# there with the same arguments; its last line is the counts
+# 19: make the sid root (under --quick, find it) and, for the TAP tests'
+# t/012_pg_upgrade.pl, 15.18 built from source on the host, which the root
+# gets mounted at the same path (it runs there with bookworm's ICU 72);
+# then run this script there with the same arguments; its last line is
+# the counts
 run_in_sid_root()
 {
-	local rc=0
+	local rc=0 binds=() src15=${BTL_PG_ROOT:-/opt/btlayout-pg}/15-source
 
 	if ((!QUICK)); then
 		"$REPO/scripts/install-pg.sh" 19 || rc=$?
+		if ((rc == 0)) && want tap; then
+			"$REPO/scripts/install-pg.sh" --source 15 ||
+				warn "scripts/install-pg.sh --source 15 failed: t/012_pg_upgrade.pl on 19 then upgrades from 18 alone"
+		fi
 	fi
+	[[ -x $src15/bin/pg_config ]] && binds=(--bind "$src15")
 	if ((rc == 0)); then
-		exec "$REPO/scripts/in-root.sh" -- "$REPO/scripts/test.sh" "${ARGS[@]}"
+		exec "$REPO/scripts/in-root.sh" "${binds[@]}" -- "$REPO/scripts/test.sh" "${ARGS[@]}"
 	fi
 	echo "==> FAILED: PostgreSQL 19: scripts/install-pg.sh 19 failed (status $rc)"
 	echo "0 passed, 1 failed"
