@@ -224,6 +224,51 @@ SELECT btlayout_upper_copy_pages('u_d') > 0 AS d_copied,
        btlayout_upper_copy_pages('u_k') AS k_pages_after_d;
 SET btlayout.upper_copy = '4MB';
 
+-- No copy is begun while no image may be made.  In 1kB, the second
+-- lookups of the first of twenty new indexes of two levels make a copy or
+-- two and an image or none before the cap is reached and no image used
+-- lately can go: no image is made for the next 256 lookups, and the
+-- others, looked up twice each meanwhile, begin no copy (each a header and
+-- a hash table of about 250 bytes counted against the cap, holding
+-- nothing): the bytes grow by less than 2 kB, where twenty copies take 5
+DO $$
+BEGIN
+  FOR i IN 1 .. 20 LOOP
+    EXECUTE format('CREATE TABLE bo%s (k int4) WITH (autovacuum_enabled = off);
+                    INSERT INTO bo%s SELECT generate_series(1, 2000);
+                    CREATE INDEX bo%s_k ON bo%s USING btlayout (k)', i, i, i, i);
+  END LOOP;
+END
+$$;
+SET btlayout.upper_copy = '1kB';
+SET enable_seqscan = off;
+CREATE TEMP TABLE bo_before AS
+  SELECT upper_copy_bytes AS bytes, copies_full FROM btlayout_backend_state();
+DO $$
+DECLARE
+  n bigint;
+BEGIN
+  FOR i IN 1 .. 20 LOOP
+    FOR j IN 1 .. 2 LOOP
+      EXECUTE format('SELECT count(*) FROM bo%s WHERE k = %s', i, 100 * j) INTO n;
+    END LOOP;
+  END LOOP;
+END
+$$;
+RESET enable_seqscan;
+SELECT s.copies_full > b.copies_full AS no_room_for_images,
+       s.upper_copy_bytes - b.bytes < 2048 AS no_copies_begun_meanwhile
+FROM btlayout_backend_state() s, bo_before b;
+DO $$
+BEGIN
+  FOR i IN 1 .. 20 LOOP
+    EXECUTE format('DROP TABLE bo%s', i);
+  END LOOP;
+END
+$$;
+DROP TABLE bo_before;
+SET btlayout.upper_copy = '4MB';
+
 -- Out of memory anywhere in the making of a copy: for n = 1 .. 24 the n-th
 -- allocation of the copies' memory fails (the copy's header, its hash
 -- table, an image, the table grown, the eviction ring), each time from

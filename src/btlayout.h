@@ -28,6 +28,7 @@
 
 #include "access/amapi.h"
 #include "access/nbtree.h"
+#include "lib/ilist.h"
 #include "nodes/execnodes.h"
 #include "nodes/tidbitmap.h"
 #include "utils/snapshot.h"
@@ -257,6 +258,8 @@ typedef struct BtlIndexState
 	BtlRelIdentity id;			/* hash key: must be first */
 	bool		stale;			/* invalidated, not checked since: its
 								 * copy is not used (indexstate.c) */
+	dlist_node	stale_node;		/* while stale: in a list of stale
+								 * entries (indexstate.c) */
 	BtlRecentMap *recent;		/* the buffers of its blocks, or NULL */
 	BtlUpperCopy *copy;			/* its copy of the upper levels, or NULL */
 	struct BtlIndexState *same_relid;	/* the next entry of this OID

@@ -141,6 +141,17 @@ uint64		btl_lookups;
 static bool sweep_pending;
 static int	lookup_depth;
 
+/*
+ * The stale entries, each in one list: those made stale since the last
+ * sweep, whose copies the next sweep frees, and those whose copies are
+ * freed, waiting for their check, oldest first.  A sweep so costs the
+ * entries gone stale since the last one and the checks it makes, not a
+ * pass over every entry: after an invalidation of every relation, the 250
+ * sweeps that check 4,000 entries 16 at a time look at each once.
+ */
+static dlist_head stale_new = DLIST_STATIC_INIT(stale_new);
+static dlist_head stale_unchecked = DLIST_STATIC_INIT(stale_unchecked);
+
 static void
 free_state(BtlIndexState *state)
 {
@@ -149,6 +160,8 @@ free_state(BtlIndexState *state)
 
 	btl_upper_free_copy(state);
 	btl_recent_free_map(state);
+	if (state->stale)
+		dlist_delete(&state->stale_node);
 	if (btl_last_state == state)
 	{
 		btl_last_state = NULL;
@@ -215,9 +228,17 @@ check_stale(const BtlRelIdentity *ids, int n)
 		if (state == NULL || !state->stale)
 			continue;
 		if (invalidations != seen)
-			sweep_pending = true;	/* checked again by the next sweep */
+		{
+			/* checked again by a later sweep, after the others */
+			dlist_delete(&state->stale_node);
+			dlist_push_tail(&stale_unchecked, &state->stale_node);
+			sweep_pending = true;
+		}
 		else if (keep)
+		{
+			dlist_delete(&state->stale_node);
 			state->stale = false;
+		}
 		else
 			free_state(state);
 	}
@@ -243,22 +264,29 @@ sweep(bool catalog)
 {
 	BtlRelIdentity ids[STALE_CHECKS];
 	int			n = 0;
-	HASH_SEQ_STATUS seq;
-	BtlIndexState *state;
+	dlist_iter	iter;
 
 	if (lookup_depth > 0 || states == NULL)
 		return;
 	sweep_pending = false;
-	hash_seq_init(&seq, states);
-	while ((state = hash_seq_search(&seq)) != NULL)
-		if (state->stale)
+	while (!dlist_is_empty(&stale_new))
+	{
+		BtlIndexState *state = dlist_head_element(BtlIndexState, stale_node,
+												  &stale_new);
+
+		btl_upper_free_copy(state);
+		dlist_delete(&state->stale_node);
+		dlist_push_tail(&stale_unchecked, &state->stale_node);
+	}
+	dlist_foreach(iter, &stale_unchecked)
+	{
+		if (!catalog || n == STALE_CHECKS)
 		{
-			btl_upper_free_copy(state);
-			if (catalog && n < STALE_CHECKS)
-				ids[n++] = state->id;
-			else
-				sweep_pending = true;
+			sweep_pending = true;
+			break;
 		}
+		ids[n++] = dlist_container(BtlIndexState, stale_node, iter.cur)->id;
+	}
 	if (n > 0)
 	{
 		PG_TRY();
@@ -283,6 +311,7 @@ make_stale(BtlIndexState *state)
 	{
 		btl_state_counters.entries_invalidated++;
 		state->stale = true;
+		dlist_push_tail(&stale_new, &state->stale_node);
 		sweep_pending = true;
 	}
 }

@@ -41,8 +41,12 @@
  * no lookup has used it for a while (make_room()); if it is not that cold,
  * the block is read the ordinary way and not remembered, which costs what
  * core btree's descent costs.  The directory takes a pointer per chunk of
- * the index's blocks up to the highest one remembered.  Changing the
- * setting drops every chunk.
+ * the index's blocks up to the highest one remembered; only a map with
+ * chunks has one (it goes with them), and its pointers count against the
+ * cap too, RECENT_CHUNK_ENTRIES of them as one chunk, so that maps of very
+ * large indexes holding a chunk each cannot pass the cap by their
+ * directories.  What is left of a map without chunks is its header, which
+ * goes with its index entry.  Changing the setting drops every chunk.
  * 0 turns it off, and so does an index's recent_buffers option
  * (compare.c decides, per search key).  Statistics are counted as
  * ReadBuffer() counts them.
@@ -116,6 +120,7 @@ bool		btl_recent_local_buffers = true;
  */
 static dlist_head maps = DLIST_STATIC_INIT(maps);
 static uint64 total_chunks;
+static uint64 total_dir_slots;	/* of the maps' directories, all together */
 static uint64 lookups;
 static uint64 full_until;
 
@@ -128,8 +133,19 @@ chunks_allowed(void)
 }
 
 /*
- * Free map's chunks, and take it out of maps (its directory and header
- * stay)
+ * Would one more chunk, and a directory grown by more_slots, pass the cap?
+ * Directory slots count as entries, a chunk's worth of them as one chunk.
+ */
+static inline bool
+over_cap(uint32 more_slots)
+{
+	return total_chunks + 1 +
+		((total_dir_slots + more_slots) >> RECENT_CHUNK_BITS) > chunks_allowed();
+}
+
+/*
+ * Free map's chunks and directory, and take it out of maps (its header
+ * stays)
  */
 static void
 free_chunks(BtlRecentMap *map)
@@ -138,10 +154,11 @@ free_chunks(BtlRecentMap *map)
 		return;
 	for (uint32 i = 0; i < map->ndir; i++)
 		if (map->dir[i] != NULL)
-		{
 			pfree(map->dir[i]);
-			map->dir[i] = NULL;
-		}
+	pfree(map->dir);
+	map->dir = NULL;
+	total_dir_slots -= map->ndir;
+	map->ndir = 0;
 	total_chunks -= map->nchunks;
 	map->nchunks = 0;
 	dlist_delete(&map->node);
@@ -156,41 +173,40 @@ btl_recent_free_map(BtlIndexState *state)
 	if (map == NULL)
 		return;
 	free_chunks(map);
-	if (map->dir != NULL)
-		pfree(map->dir);
 	pfree(map);
 	state->recent = NULL;
 }
 
 /*
- * Room for one more chunk: if at the cap, the chunks of the least recently
- * used map go, if no lookup has used it in the last RECENT_COLD_LOOKUPS
- * lookups.  maps holds only the maps that have chunks, in the order of
- * their last use: its tail is the coldest map with chunks to give up, so
- * that one look decides, whatever the number of maps, and taking its
- * chunks (one at least) makes room, since the chunks never pass the cap
- * (a new setting frees them all).  False if that map is not so cold, and
- * then none is: the caller remembers nothing, and no chunk is made during
- * the next RECENT_FULL_BACKOFF lookups.  A map in use by lookups keeps its
- * chunks: which blocks of a working set larger than the cap are remembered
- * matters less than not dropping and making chunks at every lookup.
+ * Room for one more chunk and more_slots more directory slots: if at the
+ * cap, the chunks of the least recently used map go, if no lookup has used
+ * it in the last RECENT_COLD_LOOKUPS lookups, then those of the next, as
+ * long as room is short.  maps holds only the maps that have chunks, in
+ * the order of their last use: its tail is the coldest map with chunks to
+ * give up, so one look decides whether any may go, whatever the number of
+ * maps, and each map taken frees a chunk at least (a directory grown by
+ * more slots than a chunk holds, for a block far into a large index, may
+ * take more than one).  False if no map that cold is left: the caller
+ * remembers nothing, and no chunk is made during the next
+ * RECENT_FULL_BACKOFF lookups.  A map in use by lookups keeps its chunks:
+ * which blocks of a working set larger than the cap are remembered matters
+ * less than not dropping and making chunks at every lookup.
  */
 static bool
-make_room(BtlRecentMap *self)
+make_room(BtlRecentMap *self, uint32 more_slots)
 {
-	if (total_chunks + 1 > chunks_allowed() && !dlist_is_empty(&maps))
+	while (over_cap(more_slots) && !dlist_is_empty(&maps))
 	{
 		BtlRecentMap *victim = dlist_tail_element(BtlRecentMap, node, &maps);
 
-		if (victim != self &&
-			victim->lastuse + RECENT_COLD_LOOKUPS <= lookups)
-		{
-			/* its chunks go; the map, empty, waits outside for its index */
-			btl_state_counters.chunks_given_up += victim->nchunks;
-			free_chunks(victim);
-		}
+		if (victim == self ||
+			victim->lastuse + RECENT_COLD_LOOKUPS > lookups)
+			break;
+		/* its chunks go; the map, empty, waits outside for its index */
+		btl_state_counters.chunks_given_up += victim->nchunks;
+		free_chunks(victim);
 	}
-	if (total_chunks + 1 > chunks_allowed())
+	if (over_cap(more_slots))
 	{
 		full_until = lookups + RECENT_FULL_BACKOFF;
 		return false;
@@ -218,29 +234,39 @@ static BtlRecentEntry *
 make_entry(BtlRecentMap *map, BlockNumber blkno)
 {
 	uint32		c = blkno >> RECENT_CHUNK_BITS;
+	uint32		ndir = c < map->ndir ? map->ndir : Max(c + 1, map->ndir * 2);
+	BtlRecentEntry **dir = map->dir;
 	BtlRecentEntry *chunk;
 
-	if (lookups < full_until || !make_room(map))
+	if (lookups < full_until || !make_room(map, ndir - map->ndir))
 	{
 		btl_state_counters.blocks_not_remembered++;
 		return NULL;
 	}
-	if (c >= map->ndir)
+	chunk = MemoryContextAllocZero(TopMemoryContext,
+								   RECENT_CHUNK_ENTRIES * sizeof(BtlRecentEntry));
+	if (ndir != map->ndir)
 	{
-		uint32		ndir = Max(c + 1, map->ndir * 2);
-		BtlRecentEntry **dir = MemoryContextAllocZero(TopMemoryContext,
-													  ndir * sizeof(BtlRecentEntry *));
-
+		PG_TRY();
+		{
+			dir = MemoryContextAllocZero(TopMemoryContext,
+										 ndir * sizeof(BtlRecentEntry *));
+		}
+		PG_CATCH();
+		{
+			pfree(chunk);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		if (map->dir != NULL)
 		{
 			memcpy(dir, map->dir, map->ndir * sizeof(BtlRecentEntry *));
 			pfree(map->dir);
 		}
+		total_dir_slots += ndir - map->ndir;
 		map->dir = dir;
 		map->ndir = ndir;
 	}
-	chunk = MemoryContextAllocZero(TopMemoryContext,
-								   RECENT_CHUNK_ENTRIES * sizeof(BtlRecentEntry));
 	map->dir[c] = chunk;
 	/* its first chunk puts the map in maps, at the head: it is in use now */
 	if (map->nchunks++ == 0)

@@ -150,7 +150,7 @@ static int	allocs_until_failure;
 /* Where every copy, table and image is allocated */
 static MemoryContext upper_cxt;
 
-/* Bytes of upper_cxt's chunks held by copies, tables and images */
+/* Bytes of upper_cxt's chunks held by copies, tables, images and the ring */
 static Size total_bytes;
 
 /* Every image, in the order the eviction hand visits them */
@@ -948,7 +948,16 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 		return;
 	copy = state->copy;
 	if (copy == NULL)
+	{
+		/*
+		 * No copy is begun while no image may be made: its header and slot
+		 * table would count against the cap with nothing in them, one per
+		 * index the backoff meets.
+		 */
+		if (!btl_upper_can_grow())
+			return;
 		copy = new_copy(state, bytewise, keywidth);
+	}
 	if (top)
 		copy->start = blkno;
 	s = find_slot(copy, blkno);
@@ -1012,14 +1021,12 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 				uint32		size = Max(ring_size * 2, 64);
 				UpperImage **bigger;
 
-				before_alloc();
-				bigger = MemoryContextAlloc(TopMemoryContext,
-											size * sizeof(UpperImage *));
-
+				/* counted against the cap, as the images it holds */
+				bigger = upper_alloc(size * sizeof(UpperImage *));
 				if (nring > 0)
 					memcpy(bigger, ring, nring * sizeof(UpperImage *));
 				if (ring != NULL)
-					pfree(ring);
+					upper_free(ring);
 				ring = bigger;
 				ring_size = size;
 			}
