@@ -25,9 +25,10 @@
  * meets a page in nbtree's own order (split or deduplicated since its
  * layout), or one crowded with inserts, notes the block (search.c), and
  * when the scan is rescanned or ends, the noted pages of its index are
- * rewritten as after VACUUM, one buffer lock at a time, by the backend that
- * met them.  Pages no lookup visits are never rewritten this way; a page
- * looked at and left alone (a damaged one, say) is not noted again until
+ * rewritten as after VACUUM, one buffer lock at a time, each taken only if
+ * it is free at once (lock_noted_page()), by the backend that met them.
+ * Pages no lookup visits are never rewritten this way; a page looked at
+ * and left alone (a damaged one, say) is not noted again until
  * it changes, while this backend remembers it.  Nothing is noted or rewritten on a standby or in parallel
  * mode.  Lookups write WAL this way, as heap pruning does: the reloption
  * lookup_relayout turns it off.
@@ -89,49 +90,52 @@ page_needs_relayout(Page page, BtlLayout layout, bool all, BtlPagePlan *plan)
 }
 
 /*
- * Put the page held (pinned, unlocked) in buf in the layout if it needs it
+ * Put the page in buf, locked exclusively, in the layout if it needs it
  * (see page_needs_relayout).  Returns whether it was rewritten.
- *
- * A lookup relayout (conditional) takes the exclusive lock only if it is
- * free at once, and leaves the page as it is otherwise.  The scan that
- * noted the page may be nested in another search of the same index that
- * holds the page's share lock now (a comparison function of an operator
- * class running a query): waiting for the exclusive lock would wait on
- * this very backend, forever and uncancellably, where nbtree alone, which
- * takes only share locks to read, goes on.  Skipping costs only speed: a
- * page out of layout is searched through its line pointers.
  */
 static bool
-relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all,
-				bool conditional)
+relayout_locked(Relation index, Buffer buf, BtlLayout layout, bool all)
 {
 	Page		page = BufferGetPage(buf);
 	BtlPagePlan plan;
+
+	if (!page_needs_relayout(page, layout, all, &plan))
+		return false;
+
+	START_CRIT_SECTION();
+	btl_page_apply(page, &plan);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(index))
+		btl_wal_log_relayout(buf, &plan);
+	END_CRIT_SECTION();
+
+	return true;
+}
+
+/*
+ * A pass's look at the page held (pinned, unlocked) in buf: put it in the
+ * layout if it needs it (see page_needs_relayout), deciding under a share
+ * lock so that the pages left alone, most of an index, never hold up its
+ * readers.  Returns whether it was rewritten.
+ */
+static bool
+relayout_buffer(Relation index, Buffer buf, BtlLayout layout, bool all)
+{
+	BtlPagePlan plan;
 	bool		needed;
+	bool		rewritten;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	needed = page_needs_relayout(page, layout, all, &plan);
+	needed = page_needs_relayout(BufferGetPage(buf), layout, all, &plan);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (!needed)
 		return false;
 
-	if (!conditional)
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	else if (!ConditionalLockBuffer(buf))
-		return false;
-	needed = page_needs_relayout(page, layout, all, &plan);
-	if (needed)
-	{
-		START_CRIT_SECTION();
-		btl_page_apply(page, &plan);
-		MarkBufferDirty(buf);
-		if (RelationNeedsWAL(index))
-			btl_wal_log_relayout(buf, &plan);
-		END_CRIT_SECTION();
-	}
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	rewritten = relayout_locked(index, buf, layout, all);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
-	return needed;
+	return rewritten;
 }
 
 /*
@@ -256,9 +260,50 @@ btl_relayout_notes_held(void)
 }
 
 /*
+ * Lock the noted page in buf (pinned) exclusively for its relayout, if that
+ * can be done at once and nothing in this backend is in the page; else
+ * leave it.  Every lock is conditional: the scan whose end takes up the
+ * notes may be nested in another use of the same index by this backend
+ * (an operator class's comparison function running a query), which may
+ * hold the very page: its share lock, for a search, or its exclusive lock,
+ * for an insert, which compares keys on its leaf under that lock (and an
+ * open cursor's lookup may have noted that leaf).  A wait for either lock
+ * would be a wait on this backend itself: forever, and uncancellable
+ * (LWLock waits do not take interrupts, and one held keeps them off).
+ * This backend cannot ask which locks it holds, but a conditional
+ * attempt fails on them as on any other backend's.  The exclusive lock is
+ * taken straight away, not after a look under a share lock as a pass does
+ * (relayout_buffer()): bufmgr has no conditional share lock on every
+ * version, and one lock is less than the three (look, rewrite, look again
+ * to remember) that the read path took; pages noted are pages a lookup
+ * found out of layout, which the rewrite mostly is for, and a page left
+ * alone is not noted again until it changes.
+ *
+ * A temporary index's buffers are backend-local and their locks do
+ * nothing: any attempt succeeds, even while an insert of this backend is
+ * comparing keys in the page, holding pointers into its tuples, which a
+ * rewrite would move under it.  Whoever uses a page holds a pin on it, so
+ * a local buffer is rewritten only if our pin is its only one (a scan of a
+ * temporary index keeps the pin of the page it is on: a cursor's note
+ * waits for the cursor to move on, or to end).
+ *
+ * A page left for any of these reasons costs speed only: the search serves
+ * it through its line pointers.
+ */
+static bool
+lock_noted_page(Buffer buf)
+{
+	if (BufferIsLocal(buf))
+		return LocalRefCount[-buf - 1] == 1;
+	return ConditionalLockBuffer(buf);
+}
+
+/*
  * Rewrite the pages lookups noted in this index; called when a scan of it
- * is rescanned or ends, holding no buffer lock.  Notes of other indexes
- * wait for their own scans.
+ * is rescanned or ends, holding no buffer lock of its own (an outer use of
+ * the index by this backend may hold one: lock_noted_page()).  Notes of
+ * other indexes wait for their own scans.  A page that cannot be locked at
+ * once is dropped from the notes without being remembered as looked at.
  */
 void
 btl_relayout_noted(Relation index)
@@ -291,9 +336,14 @@ btl_relayout_noted(Relation index)
 			continue;
 
 		buf = ReadBuffer(index, noted[i].blkno);
-		if (relayout_buffer(index, buf, layout, false, true))
+		if (!lock_noted_page(buf))
+		{
+			/* dropped, not remembered: a lookup that meets it notes it anew */
+			ReleaseBuffer(buf);
+			continue;
+		}
+		if (relayout_locked(index, buf, layout, false))
 			btl_search_counters.lookup_relayouts++;
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		describe_page(index, buf, checked_slot(&id, noted[i].blkno));
 		UnlockReleaseBuffer(buf);
 	}
@@ -328,7 +378,7 @@ btl_relayout_index(Relation index, BufferAccessStrategy strategy,
 
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 strategy);
-		if (relayout_buffer(index, buf, layout, all, false))
+		if (relayout_buffer(index, buf, layout, all))
 			rewritten++;
 		ReleaseBuffer(buf);
 	}

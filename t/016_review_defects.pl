@@ -14,7 +14,13 @@
 # 2. A lookup relayout nested in a search of the same index that holds the
 #    leaf's share lock (an operator class whose comparison runs a query
 #    through the index): it must not wait for the exclusive lock on itself.
-# 3. 15 and 16 with old_snapshot_threshold: read-only lookups must not
+# 3. A lookup relayout nested in an insert that holds the leaf's
+#    exclusive lock (issue 48, item 3): the same comparison running a query,
+#    now from an INSERT, while an open cursor's note on that leaf is
+#    pending.  It must neither wait on its own lock (shared buffers) nor
+#    rewrite the page under the insert (a temporary index: local buffers
+#    have no locks to find busy).
+# 4. 15 and 16 with old_snapshot_threshold: read-only lookups must not
 #    rewrite pages (which would raise "snapshot too old" for an old
 #    snapshot where core btree raises none).
 use strict;
@@ -164,7 +170,120 @@ SELECT lookup_relayouts > 0 FROM btlayout_search_stats();}), "1\nt",
 	'the same lookup, not nested, lays the page out');
 
 #
-# 3. old_snapshot_threshold (15 and 16; 17 removed it)
+# 3. A lookup relayout nested in an insert holding the leaf exclusively
+#
+# The second column of the index compares through a function that, when
+# armed, runs a lookup of k = 1000 through the table's index: the insert of
+# (1500, '00001501') calls it only on the leaf of k = 1500, under that
+# leaf's exclusive lock (k is unique, so the descent's pivots, truncated
+# to k, never reach the second column), with an argument pointing into
+# the page.
+# Before, an open cursor's lookup of k = 1500 noted that leaf (a split
+# page in nbtree's order) and was fetched to its end, which gives up its
+# pin (a temporary index's scans keep theirs while on a page); the nested
+# lookup's scan ends and takes up the notes of its index: the leaf the
+# insert holds.  Without the fix it waits for the share lock on the
+# buffer this backend holds exclusively: an LWLock wait, which neither
+# statement_timeout nor a cancel ends, hence IPC::Run's timeout on psql.
+# On a temporary index its buffer locks do nothing, and the page was
+# rewritten under the insert: the function saw its argument, the index
+# tuple's key, change (to an empty string, on 15).
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION nest_text_cmp(a text, b text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  tab text := current_setting('btl_test.nest_in', true);
+  was_a text;
+  was_b text;
+BEGIN
+  IF tab <> '' THEN
+    PERFORM set_config('btl_test.nest_in', '', false);
+    -- copies: the index tuple's argument (a, in nbtree's order) points
+    -- into the index's page
+    was_a := a || '';
+    was_b := b || '';
+    EXECUTE format('SELECT count(*) FROM %I WHERE k = 1000', tab);
+    IF a IS DISTINCT FROM was_a OR b IS DISTINCT FROM was_b THEN
+      RAISE EXCEPTION 'the page was rewritten under the insert reading it: (%, %) became (%, %)',
+        was_a, was_b, a, b;
+    END IF;
+  END IF;
+  RETURN bttextcmp(a, b);
+END
+$$;
+CREATE OPERATOR CLASS nest_text_ops FOR TYPE text USING btlayout AS
+  OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+  FUNCTION 1 nest_text_cmp(text, text);
+CREATE TABLE w (k int4, j text) WITH (autovacuum_enabled = off);
+CREATE INDEX wi ON w USING btlayout (k, j nest_text_ops);
+INSERT INTO w SELECT g, lpad(g::text, 8, '0') FROM generate_series(1, 2000) g;
+});
+# The session's steps on table $t (made by $make): the lookup of k = 1000
+# first, which lays its own leaf out, so that the nested lookup notes
+# nothing of its own; the counter of lookup relayouts after it, after the
+# nested insert, and after a lookup of k = 1500 that meets the leaf again
+sub nested_insert
+{
+	my ($t, $make) = @_;
+	my $ret = $node->psql(
+		'postgres', $make . qq{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM $t WHERE k = 1000;
+SELECT lookup_relayouts FROM btlayout_search_stats();
+BEGIN;
+DECLARE c CURSOR FOR SELECT j FROM $t WHERE k = 1500;
+FETCH ALL FROM c;
+SET btl_test.nest_in = $t;
+INSERT INTO $t VALUES (1500, '00001501');
+SELECT 'nested: ' || (current_setting('btl_test.nest_in') = '');
+SELECT lookup_relayouts FROM btlayout_search_stats();
+CLOSE c;
+COMMIT;
+SELECT string_agg(j, ',' ORDER BY j) FROM $t WHERE k = 1500;
+SELECT lookup_relayouts FROM btlayout_search_stats();
+SELECT 'clean' FROM (SELECT btlayout_check('${t}i', true)) c;},
+		timeout => 60,
+		timed_out => \my $timed_out,
+		stdout => \my $out,
+		stderr => \my $err);
+	return ($ret, $timed_out, $out, $err);
+}
+
+my ($ret, $timed_out, $out, $err) = nested_insert('w', '');
+my $hung = $timed_out;
+ok(!$timed_out, 'an insert whose comparison runs a lookup ending on a note of the leaf it holds returns')
+  or diag("stdout: $out\nstderr: $err");
+is($timed_out ? 'timed out' : $ret, 0, 'and succeeds') or diag("stdout: $out\nstderr: $err");
+like($out // '', qr/^1\n(\d+)\n00001500\nnested: true\n\1\n00001500,00001501\n(\d+)\nclean$/,
+	'the nested lookup ran and left the held leaf alone; the next lookup of it finds both rows')
+  and $out =~ /^1\n(\d+)\n.*\n(\d+)\nclean$/s
+  and cmp_ok($2, '>', $1, 'and lays the leaf out, the note dropped, not remembered as looked at');
+
+($ret, $timed_out, $out, $err) = nested_insert(
+	'tw', q{
+CREATE TEMP TABLE tw (k int4, j text);
+CREATE INDEX twi ON tw USING btlayout (k, j nest_text_ops);
+INSERT INTO tw SELECT g, lpad(g::text, 8, '0') FROM generate_series(1, 2000) g;
+});
+ok(!$timed_out, 'the same on a temporary index returns')
+  or diag("stdout: $out\nstderr: $err");
+is($timed_out ? 'timed out' : $ret, 0, 'and succeeds: its page was not rewritten under the insert')
+  or diag("stdout: $out\nstderr: $err");
+like($out // '', qr/^1\n(\d+)\n00001500\nnested: true\n\1\n00001500,00001501\n(\d+)\nclean$/,
+	'the nested lookup ran and left the leaf alone; the next lookup finds both rows')
+  and $out =~ /^1\n(\d+)\n.*\n(\d+)\nclean$/s
+  and cmp_ok($2, '>', $1, 'and lays the leaf out');
+
+# A backend left waiting on its own lock ignores the fast stop of item 4's
+# restart: end it the only way it ends
+if ($hung)
+{
+	$node->stop('immediate');
+	$node->start;
+}
+
+#
+# 4. old_snapshot_threshold (15 and 16; 17 removed it)
 #
 SKIP:
 {
