@@ -381,8 +381,10 @@ install_debs()
 	# Debian's postgresql package may create and start its "main" cluster
 	# on 5432; we neither use nor touch it.
 	log "packages: installing ${missing[*]}"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq update
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
+	# (waiting up to ten minutes for another apt or dpkg to let go of its
+	# lock: unattended upgrades, say)
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=600 update
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -y -o DPkg::Lock::Timeout=600 \
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		install --no-install-recommends "${missing[@]}" >/dev/null
 }

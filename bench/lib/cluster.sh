@@ -23,8 +23,9 @@ install_packages() {
 		log "packages: all present"
 	else
 		log "packages: installing ${missing[*]}"
-		apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		# (waiting up to ten minutes for another apt or dpkg's lock)
+		apt-get update -qq -o DPkg::Lock::Timeout=600 >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends \
 			"${missing[@]}" >>"$LOG" 2>&1 || die "apt-get install failed (see $LOG)"
 	fi
 	[[ -x /usr/lib/postgresql/15/bin/postgres ]] || had_server=0
