@@ -250,10 +250,10 @@ btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
 
 /*
  * 15.0 to 15.3: ReadRecentBuffer() of a local buffer checked the shared
- * buffer of the same number instead (fixed in 15.4 and before 16.0:
- * "Fix ReadRecentBuffer for local buffers", backpatched to 14), so it
- * could pin a temporary index's remembered buffer for a block that buffer
- * no longer holds, or read past the shared buffers.  The minor that runs
+ * buffer of the same number instead (the review of issue 48 dates the fix
+ * to 15.4; 15.18's, read here, checks the local one), so it could pin a
+ * temporary index's remembered buffer for a block that buffer no longer
+ * holds, or read past the shared buffers.  The minor that runs
  * is known only at run time (a library built with 15.4's headers loads in
  * 15.2): server_version_num says.
  */

@@ -235,7 +235,6 @@ make_entry(BtlRecentMap *map, BlockNumber blkno)
 {
 	uint32		c = blkno >> RECENT_CHUNK_BITS;
 	uint32		ndir = c < map->ndir ? map->ndir : Max(c + 1, map->ndir * 2);
-	BtlRecentEntry **dir = map->dir;
 	BtlRecentEntry *chunk;
 
 	if (lookups < full_until || !make_room(map, ndir - map->ndir))
@@ -247,6 +246,8 @@ make_entry(BtlRecentMap *map, BlockNumber blkno)
 								   RECENT_CHUNK_ENTRIES * sizeof(BtlRecentEntry));
 	if (ndir != map->ndir)
 	{
+		BtlRecentEntry **dir;
+
 		PG_TRY();
 		{
 			dir = MemoryContextAllocZero(TopMemoryContext,
