@@ -24,6 +24,7 @@
 #endif
 
 #include "access/nbtree.h"
+#include "access/relscan.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "commands/vacuum.h"
@@ -144,7 +145,7 @@ typedef RelFileNode BtlRelFileLocator;
 #endif
 
 /*
- * The first leaf page of a scan without arrays, read into nbtree's scan
+ * The first leaf page of a primitive scan, read into nbtree's scan
  * state (scan_pg18.c).  19 exports the page reader itself,
  * _bt_readpage(), and keeps its per-page state and _bt_checkkeys()
  * private: BTL_SERVER_READS_FIRST_PAGE.  17 and 18 keep the reader static
@@ -185,6 +186,97 @@ btl_readpage_state_init(BTReadPageState *pstate, Page page, OffsetNumber minoff,
 	pstate->firstmatch = false;
 #endif
 }
+#endif
+
+/*
+ * Scans with array keys on 17-19 (scan_pg18.c): the drivers run nbtree's
+ * loop of primitive scans, which asks _bt_start_prim_scan() whether
+ * _bt_checkkeys() scheduled another.  17 and 18 export it.  19 makes it
+ * static, and its btgettuple() has it inlined: in 19rc1's machine code, as
+ * in 18's source, it clears scanBehind and oppositeDirCheck and answers
+ * needPrimScan (and ends a parallel scan's shared state, which concerns
+ * nbtree's parallel scans only).
+ */
+#if PG_VERSION_NUM >= 190000
+static inline bool
+btl_start_prim_scan(IndexScanDesc scan, ScanDirection dir)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	Assert(scan->parallel_scan == NULL);
+	so->scanBehind = false;
+	so->oppositeDirCheck = false;
+	return so->needPrimScan;
+}
+#elif PG_VERSION_NUM >= 170000
+#define btl_start_prim_scan(scan, dir)	_bt_start_prim_scan((scan), (dir))
+#endif
+
+/*
+ * 18's page reader, for scans with arrays, keeps a flag of its own
+ * (scanBehind): the arrays were advanced past a truncated attribute of the
+ * previous page's final tuple, so this page may still lie before their
+ * elements.  On a page's start it rechecks the page's final tuple
+ * (_bt_scanbehind_checkkeys(), exported) and, if the page is still behind,
+ * schedules a new primitive scan instead of reading it; a backward read
+ * stops where _bt_checkkeys() sets the flag, and a forward one does not
+ * check the high key then.  17's reader has none of this.
+ */
+#if PG_VERSION_NUM >= 180000 && PG_VERSION_NUM < 190000
+static inline bool
+btl_array_page_behind(IndexScanDesc scan, ScanDirection dir, IndexTuple finaltup)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (finaltup != NULL && so->scanBehind &&
+		!_bt_scanbehind_checkkeys(scan, dir, finaltup))
+		return true;
+	so->scanBehind = false;
+	so->oppositeDirCheck = false;
+	return false;
+}
+#define btl_array_scan_behind(so)	((so)->scanBehind)
+#elif PG_VERSION_NUM >= 170000
+#define btl_array_page_behind(scan, dir, finaltup)	false
+#define btl_array_scan_behind(so)	false
+#endif
+
+/*
+ * 18's skip arrays, as start keys (scan.c): the = key of a skip array
+ * whose current element is the lowest value (SK_BT_MINVAL; backward,
+ * SK_BT_MAXVAL) stands for the array's low_compare (high_compare) bound,
+ * if any, and for NOT NULL if the array has no NULL element; an element
+ * marked SK_BT_NEXT (SK_BT_PRIOR) means "just after (before) the value",
+ * the > (<) bound.  Below 18 no key has these marks.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BTL_SK_SKIP_END		(SK_BT_MINVAL | SK_BT_MAXVAL)
+#define BTL_SK_SKIP_PAST	(SK_BT_NEXT | SK_BT_PRIOR)
+
+static inline ScanKey
+btl_skip_array_bound(BTScanOpaque so, ScanKey skey, ScanDirection dir,
+					 bool *null_elem)
+{
+	int			ikey = skey - so->keyData;
+
+	for (int i = 0; i < so->numArrayKeys; i++)
+	{
+		BTArrayKeyInfo *array = &so->arrayKeys[i];
+
+		if (array->scan_key == ikey)
+		{
+			*null_elem = array->null_elem;
+			return ScanDirectionIsForward(dir) ? array->low_compare :
+				array->high_compare;
+		}
+	}
+	elog(ERROR, "skip array of scan key %d not found", ikey);
+	return NULL;				/* keep compiler quiet */
+}
+#else
+#define BTL_SK_SKIP_END		0
+#define BTL_SK_SKIP_PAST	0
+#define btl_skip_array_bound(so, skey, dir, null_elem)	((ScanKey) NULL)
 #endif
 
 #if PG_VERSION_NUM >= 180000

@@ -10,16 +10,17 @@
  * (_bt_preprocess_keys), it chooses the keys that bound the start of the
  * scan and builds an insertion key from them by nbtree's rules, descends
  * to the leaf, finds the start offset, and has the version's page reader
- * (scan_pg15.c for 15 and 16, scan_pg18.c for 18) read the matching items
+ * (scan_pg15.c for 15 and 16, scan_pg18.c for 17-19) read the matching items
  * of that page into so->currPos exactly as nbtree's _bt_readpage() would,
  * through nbtree's _bt_checkkeys().  From there on the scan state is
  * nbtree's, so nbtree's _bt_next() steps through the items and pages, and
  * everything that works on that state works unchanged: mark and restore,
  * kill_prior_tuple, index-only scans (so->currTuples), backward scans.
- * Which scans are ours and which are handed to nbtree whole (parallel scans
- * on every version; on 18 also scans with array keys, skip arrays or row
- * comparisons) is for the version's file to say; so are the amgettuple
- * and amgetbitmap drivers.
+ * A scan with array keys starts once for each primitive scan, positioned
+ * by the arrays' current elements.  Which scans are ours and which are
+ * handed to nbtree whole (parallel scans on every version; from 17 on also
+ * scans with row comparisons) is for the version's file to say; so are the
+ * amgettuple and amgetbitmap drivers, which run the primitive scans.
  *
  * Locking, as in nbtree: the leaf page is read-locked while its items are
  * read into currPos, then unlocked, and unpinned too when nbtree's rules
@@ -154,6 +155,14 @@ first_at_endpoint(IndexScanDesc scan, ScanDirection dir)
  * way still bounds the start away from its NULLs, so it gets a NOT NULL
  * key of its own (in notnullkeys).  Returns the number of keys chosen and
  * sets *strat_total to the strategy of the combined bound.
+ *
+ * The = key of an array is its current element, so each primitive scan of
+ * a scan with arrays starts at the elements _bt_checkkeys() advanced the
+ * arrays to; 18's skip arrays are = keys with marks of their own, read
+ * here as _bt_first() reads them.  These rules must stay symmetric with
+ * _bt_checkkeys()'s rule for ending a primitive scan, which decides when
+ * to schedule the next one (nbtree's _bt_first() says why): that is why
+ * they are nbtree's, rule for rule.
  */
 static int
 choose_start_keys(BTScanOpaque so, ScanDirection dir, ScanKey *startKeys,
@@ -173,6 +182,21 @@ choose_start_keys(BTScanOpaque so, ScanDirection dir, ScanKey *startKeys,
 
 		if (cur == NULL || cur->sk_attno != curattr)
 		{
+			/*
+			 * A skip array (18) at its lowest element (backward: highest)
+			 * bounds the start by the array's own bound on curattr, if it
+			 * has one, and away from NULLs, if it has no NULL element.
+			 */
+			if (chosen != NULL && (chosen->sk_flags & BTL_SK_SKIP_END))
+			{
+				ScanKey		skipkey = chosen;
+				bool		null_elem;
+
+				chosen = btl_skip_array_bound(so, skipkey, dir, &null_elem);
+				if (!null_elem)
+					impliesNN = skipkey;
+			}
+
 			/* Done with curattr: did it give a start key? */
 			if (chosen == NULL && impliesNN != NULL &&
 				((impliesNN->sk_flags & SK_BT_NULLS_FIRST) ?
@@ -197,6 +221,18 @@ choose_start_keys(BTScanOpaque so, ScanDirection dir, ScanKey *startKeys,
 				if (chosen->sk_strategy == BTGreaterStrategyNumber ||
 					chosen->sk_strategy == BTLessStrategyNumber)
 					break;
+			}
+
+			/*
+			 * A skip array's element marked as "just past the value" (an
+			 * opclass without skip support) starts the scan after it, and
+			 * no later attribute can narrow that.
+			 */
+			if (chosen->sk_flags & BTL_SK_SKIP_PAST)
+			{
+				*strat_total = ScanDirectionIsForward(dir) ?
+					BTGreaterStrategyNumber : BTLessStrategyNumber;
+				break;
 			}
 			/* Only a next attribute right after this one can continue */
 			if (cur == NULL || cur->sk_attno != curattr + 1)
@@ -321,9 +357,9 @@ build_insertion_keys(Relation rel, ScanKey *startKeys, int nkeys,
 }
 
 /*
- * The first item of a scan that is not parallel: nbtree's _bt_first()
- * with our search.  The version's driver (scan_pg15.c, scan_pg18.c) has
- * handed scans with array keys (17 and later) to nbtree.
+ * The first item of a scan, or of a primitive scan of a scan with arrays,
+ * that is not parallel: nbtree's _bt_first() with our search.  The
+ * version's driver (scan_pg15.c, scan_pg18.c) has set the arrays' elements.
  */
 bool
 btl_scan_first(IndexScanDesc scan, ScanDirection dir)

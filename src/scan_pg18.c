@@ -1,41 +1,49 @@
 /*-------------------------------------------------------------------------
  *
  * scan_pg18.c
- *	  PostgreSQL 17, 18 and 19: reading a scan's first leaf page into
- *	  nbtree's scan state, and the amgettuple/amgetbitmap drivers.
+ *	  PostgreSQL 17, 18 and 19: reading the first leaf page of a primitive
+ *	  scan into nbtree's scan state, and the amgettuple/amgetbitmap
+ *	  drivers, scans with array keys and skip arrays included.
  *
  * 17 rewrote nbtree's array keys and 18 added skip arrays: a scan with
  * either advances its arrays inside _bt_checkkeys() while it reads a page,
- * schedules new descents ("primitive scans") from there, and keeps state
- * for it that only nbtree's static functions maintain.  Such scans, and
- * scans with row comparisons (whose start keys 18 chooses by rules of its
- * own; the planner makes none for a btlayout index on either version), are
- * handed whole to nbtree: btgettuple() and btgetbitmap() with nbtree's
- * descent.  So are parallel scans, as on every version.  What
- * is left, and is ours: scans whose keys are plain comparisons (after
- * preprocessing: no IN lists, no skip arrays), which include every probe
- * of a single key and every plain range.
+ * and when the next elements lie beyond the page it schedules a new
+ * descent, a primitive scan (so->needPrimScan).  That logic stays nbtree's
+ * whole; what is ours is the descent of every primitive scan and the read
+ * of the page it lands on.  The drivers run the loop btgettuple() and
+ * btgetbitmap() run: position (scan.c), step on with _bt_next(), and when
+ * a primitive scan ends without a tuple ask nbtree (btl_start_prim_scan(),
+ * compat.h) whether another was scheduled, then position again from the
+ * arrays' new elements.  The arrays are started for the scan's direction
+ * only when no primitive scan was scheduled: a scheduled one continues
+ * from the elements _bt_checkkeys() left.
  *
- * Whether a scan has arrays is known only once its keys are preprocessed;
- * from 17 on preprocessing runs once per rescan (_bt_preprocess_keys()
- * does nothing when called again), so the drivers run it before deciding,
- * and nbtree's _bt_first() finds it done.  The decision holds until the next rescan:
- * numArrayKeys and the keys do not change before then.
+ * Parallel scans stay nbtree's (their first page comes from shared state
+ * through functions an extension cannot call), and so do scans with row
+ * comparisons, whose start keys 17 and 18 choose by rules of their own (the
+ * planner makes none for a btlayout index on these versions).  Whether a
+ * scan has either is known once its keys are preprocessed; from 17 on
+ * preprocessing runs once per rescan (_bt_preprocess_keys() does nothing
+ * when called again), so the drivers run it before deciding, and nbtree's
+ * _bt_first() finds it done.  The decision holds until the next rescan.
  *
  * read_leaf_page() on 17 and 18 is their static _bt_readpage() for the
- * first page of a scan without arrays and not parallel: the page-level
- * state nbtree's exported _bt_checkkeys() reads, with the options that
- * concern arrays off.  19 exports _bt_readpage() and makes _bt_checkkeys()
- * private: read_leaf_page() there calls the server's reader, after
- * prefetching the bodies of the first items it will read (a point lookup
- * keeps its read-ahead; the rest of a range on that page goes without, as
- * every later page does).  Copying nbtree's tuple test instead is what
- * this file must never do: it is the part of nbtree that changes most.
- * From there on nbtree's _bt_next() reads the following pages.  The leaf's
- * pin is dropped when the version's rule allows it, and then currPos.lsn
- * remembers the page's LSN for _bt_killitems().  What the two versions name
- * differently (the page state's fields, the left sibling, the rule for the
- * pin) is in compat.h.
+ * first page of a primitive scan that is not parallel: the page-level
+ * state nbtree's exported _bt_checkkeys() reads (compat.h), the page's
+ * final tuple given to it up front when the scan has arrays (the high key
+ * forward, the first item backward: where the arrays' next elements are
+ * decided), and the offsets it tells the read to skip to.  19 exports
+ * _bt_readpage() and makes _bt_checkkeys() private: read_leaf_page() there
+ * calls the server's reader, after prefetching the bodies of the first
+ * items it will read (a point lookup keeps its read-ahead; the rest of a
+ * range on that page goes without, as every later page does).  Copying
+ * nbtree's tuple test instead is what this file must never do: it is the
+ * part of nbtree that changes most.  From there on nbtree's _bt_next()
+ * reads the following pages.  The leaf's pin is dropped when the version's
+ * rule allows it, and then currPos.lsn remembers the page's LSN for
+ * _bt_killitems().  What the versions name differently (the page state's
+ * fields, the left sibling, the rule for the pin, 18's scanBehind) is in
+ * compat.h.
  *
  * src/scan_pg18.c
  *
@@ -87,6 +95,7 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	int			indnatts = IndexRelationGetNumberOfAttributes(rel);
+	bool		arrayKeys = so->numArrayKeys != 0;
 	bool		readahead = btl_scan_reads_ahead(rel);
 	BTReadPageState pstate;
 	int			itemIndex;
@@ -101,36 +110,79 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 	btl_readpage_state_init(&pstate, page, minoff, maxoff, dir);
 
+	/*
+	 * With arrays, _bt_checkkeys() wants the page's final tuple in the scan's
+	 * direction before the first: how the arrays advance depends on it.
+	 */
+	if (arrayKeys)
+	{
+		if (ScanDirectionIsForward(dir) ? !P_RIGHTMOST(opaque) :
+			(minoff <= maxoff && !P_LEFTMOST(opaque)))
+			pstate.finaltup = (IndexTuple)
+				PageGetItem(page, PageGetItemId(page, ScanDirectionIsForward(dir) ?
+												P_HIKEY : minoff));
+		if (btl_array_page_behind(scan, dir, pstate.finaltup))
+		{
+			/* No items: _bt_next() ends the primitive scan, as scheduled */
+			so->needPrimScan = true;
+			if (ScanDirectionIsForward(dir))
+				so->currPos.moreRight = false;
+			else
+				so->currPos.moreLeft = false;
+			so->currPos.firstItem = 0;
+			so->currPos.lastItem = -1;
+			so->currPos.itemIndex = 0;
+			return false;
+		}
+	}
+
 	if (ScanDirectionIsForward(dir))
 	{
 		itemIndex = 0;
 		offnum = Max(offnum, minoff);
 		if (readahead)
 			btl_read_ahead_start(page, offnum, 1, minoff, maxoff);
-		for (; offnum <= maxoff; offnum++)
+		while (offnum <= maxoff)
 		{
 			ItemId		iid = PageGetItemId(page, offnum);
 			IndexTuple	itup;
+			bool		passes;
 
 			if (readahead)
 				btl_read_ahead(page, offnum + BTL_READ_AHEAD, minoff, maxoff);
 
 			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
+			{
+				offnum++;
 				continue;
+			}
 			itup = (IndexTuple) PageGetItem(page, iid);
 			pstate.offnum = offnum;
-			if (_bt_checkkeys(scan, &pstate, false, itup, indnatts))
+			passes = _bt_checkkeys(scan, &pstate, arrayKeys, itup, indnatts);
+
+			/* The arrays' elements told the read to jump ahead */
+			if (arrayKeys && OffsetNumberIsValid(pstate.skip))
+			{
+				offnum = pstate.skip;
+				pstate.skip = InvalidOffsetNumber;
+				if (readahead)
+					btl_read_ahead_start(page, offnum, 1, minoff, maxoff);
+				continue;
+			}
+			if (passes)
 				itemIndex = btl_scan_save_tuple(so, itemIndex, offnum, itup, dir);
 			if (!pstate.continuescan)
 				break;
+			offnum++;
 		}
 
 		/* The high key can tell that the page to the right has no matches */
-		if (pstate.continuescan && !P_RIGHTMOST(opaque))
+		if (pstate.continuescan && !btl_array_scan_behind(so) &&
+			!P_RIGHTMOST(opaque))
 		{
 			IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, P_HIKEY));
 
-			_bt_checkkeys(scan, &pstate, false, hikey,
+			_bt_checkkeys(scan, &pstate, arrayKeys, hikey,
 						  BTreeTupleGetNAtts(hikey, rel));
 		}
 		if (!pstate.continuescan)
@@ -146,11 +198,12 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		offnum = Min(offnum, maxoff);
 		if (readahead)
 			btl_read_ahead_start(page, offnum, -1, minoff, maxoff);
-		for (; offnum >= minoff; offnum--)
+		while (offnum >= minoff)
 		{
 			ItemId		iid = PageGetItemId(page, offnum);
 			IndexTuple	itup;
 			bool		alive = true;
+			bool		passes;
 
 			if (readahead)
 				btl_read_ahead(page, offnum - BTL_READ_AHEAD, minoff, maxoff);
@@ -162,15 +215,33 @@ read_leaf_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
 			{
 				if (offnum > minoff)
+				{
+					offnum--;
 					continue;
+				}
 				alive = false;
 			}
 			itup = (IndexTuple) PageGetItem(page, iid);
 			pstate.offnum = offnum;
-			if (_bt_checkkeys(scan, &pstate, false, itup, indnatts) && alive)
+			passes = _bt_checkkeys(scan, &pstate, arrayKeys, itup, indnatts);
+
+			/* 18: the arrays are past this page, the primitive scan is not */
+			if (arrayKeys && btl_array_scan_behind(so))
+				break;
+			/* The arrays' elements told the read to jump back */
+			if (arrayKeys && OffsetNumberIsValid(pstate.skip))
+			{
+				offnum = pstate.skip;
+				pstate.skip = InvalidOffsetNumber;
+				if (readahead)
+					btl_read_ahead_start(page, offnum, -1, minoff, maxoff);
+				continue;
+			}
+			if (passes && alive)
 				itemIndex = btl_scan_save_tuple(so, itemIndex, offnum, itup, dir);
 			if (!pstate.continuescan)
 				break;
+			offnum--;
 		}
 		if (!pstate.continuescan)
 			so->currPos.moreLeft = false;
@@ -198,6 +269,18 @@ btl_scan_read_first_page(IndexScanDesc scan, ScanDirection dir, Buffer buf,
 	so->currPos.buf = buf;
 	btl_scan_start_page(so, dir);
 
+	/*
+	 * A primitive scan that _bt_checkkeys() scheduled may later turn back
+	 * and find matches on either side (as nbtree sets it up); the scan keeps
+	 * the elements it advanced the arrays to.
+	 */
+	if (so->needPrimScan)
+	{
+		so->currPos.moreLeft = true;
+		so->currPos.moreRight = true;
+		so->needPrimScan = false;
+	}
+
 	if (!read_leaf_page(scan, dir, offnum))
 	{
 		/*
@@ -224,7 +307,7 @@ btl_scan_read_first_page(IndexScanDesc scan, ScanDirection dir, Buffer buf,
 
 /*
  * Is the scan, not yet positioned, one for nbtree: parallel, or (its keys
- * preprocessed) with array keys, skip arrays or row comparisons?
+ * preprocessed) with row comparisons?
  */
 static bool
 scan_is_nbtrees(IndexScanDesc scan)
@@ -234,8 +317,6 @@ scan_is_nbtrees(IndexScanDesc scan)
 	if (scan->parallel_scan != NULL)
 		return true;
 	_bt_preprocess_keys(scan);
-	if (so->numArrayKeys != 0)
-		return true;
 	for (int i = 0; i < so->numberOfKeys; i++)
 		if (so->keyData[i].sk_flags & SK_ROW_HEADER)
 			return true;
@@ -243,39 +324,67 @@ scan_is_nbtrees(IndexScanDesc scan)
 }
 
 /*
- * amgettuple.  Once a scan without arrays is positioned, by us or (row
- * comparisons) by nbtree, stepping on is what btgettuple() would do:
- * remember a killed item, then _bt_next().
+ * Position a scan that is ours, or start its next primitive scan: the
+ * arrays, if any, get their first elements for the direction unless
+ * _bt_checkkeys() scheduled this primitive scan with later ones, as in
+ * nbtree's _bt_first().
+ */
+static bool
+scan_first(IndexScanDesc scan, ScanDirection dir)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (so->qual_ok && so->numArrayKeys != 0 && !so->needPrimScan)
+		_bt_start_array_keys(scan, dir);
+	return btl_scan_first(scan, dir);
+}
+
+/*
+ * amgettuple: btgettuple()'s loop of primitive scans, with our scan_first()
+ * where it calls _bt_first().  A scan positioned by nbtree (row
+ * comparisons) steps on here just as in btgettuple(), and goes back to
+ * nbtree whenever it must be positioned again.
  */
 bool
 btlayout_gettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	bool		res;
 
-	if (!BTScanPosIsValid(so->currPos))
-	{
-		if (scan_is_nbtrees(scan))
-			return btgettuple(scan, dir);
-		scan->xs_recheck = false;
-		return btl_scan_first(scan, dir);
-	}
-	if (scan->parallel_scan != NULL || so->numArrayKeys != 0)
+	if (scan->parallel_scan != NULL)
 		return btgettuple(scan, dir);
+	scan->xs_recheck = false;
 
-	/* Remember the tuple the executor found dead, for _bt_killitems */
-	if (scan->kill_prior_tuple)
+	do
 	{
-		if (so->killedItems == NULL)
-			so->killedItems = (int *)
-				palloc(MaxTIDsPerBTreePage * sizeof(int));
-		if (so->numKilled < MaxTIDsPerBTreePage)
-			so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-	}
-	return _bt_next(scan, dir);
+		if (!BTScanPosIsValid(so->currPos))
+		{
+			if (scan_is_nbtrees(scan))
+				return btgettuple(scan, dir);
+			res = scan_first(scan, dir);
+		}
+		else
+		{
+			/* Remember the tuple the executor found dead, for _bt_killitems */
+			if (scan->kill_prior_tuple)
+			{
+				if (so->killedItems == NULL)
+					so->killedItems = (int *)
+						palloc(MaxTIDsPerBTreePage * sizeof(int));
+				if (so->numKilled < MaxTIDsPerBTreePage)
+					so->killedItems[so->numKilled++] = so->currPos.itemIndex;
+			}
+			res = _bt_next(scan, dir);
+		}
+		if (res)
+			break;
+	} while (so->numArrayKeys != 0 && btl_start_prim_scan(scan, dir));
+
+	return res;
 }
 
 /*
- * amgetbitmap
+ * amgetbitmap: btgetbitmap()'s loop, with our scan_first()
  */
 int64
 btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
@@ -286,8 +395,10 @@ btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	if (scan_is_nbtrees(scan))
 		return btgetbitmap(scan, tbm);
 
-	if (btl_scan_first(scan, ForwardScanDirection))
+	do
 	{
+		if (!scan_first(scan, ForwardScanDirection))
+			continue;
 		tbm_add_tuples(tbm, &scan->xs_heaptid, 1, false);
 		ntids++;
 
@@ -303,7 +414,8 @@ btlayout_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 						   1, false);
 			ntids++;
 		}
-	}
+	} while (so->numArrayKeys != 0 &&
+			 btl_start_prim_scan(scan, ForwardScanDirection));
 
 	return ntids;
 }
