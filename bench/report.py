@@ -56,8 +56,8 @@ BASELINE = "btree"
 # btree in the database default collation; BASELINE is btree under "C" there.
 BASELINE2 = "btree-icu"
 WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
-                  "probe-100m", "probe-batch", "select", "select-mix", "select-connect", "range", "range-mix", "write", "write-mix",
-                  "build", "build-*", "load"]
+                  "probe-100m", "probe-inlist*", "probe-skip", "probe-batch", "select", "select-mix", "select-connect",
+                  "range", "range-mix", "write", "write-mix", "build", "build-*", "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5
 # The metrics of the workloads with tables of their own (probe-text-*,
@@ -65,7 +65,7 @@ TEXT_TARGET = 1.5
 OWN_TABLE_METRIC_ORDER = ["lookups_per_s", "conn_rate", "wall_s", "text_build_s", "uuid_build_s", "regime_build_s",
                           "text_size_mb", "uuid_size_mb", "regime_size_mb", "laid_out_pct", "uniform_width_pct"]
 OWN_TABLE_WORKLOADS = ["probe-text-*", "probe-uuid", "probe-part*", "probe-tables", "probe-big", "probe-100m",
-                       "select-connect"]
+                       "select-connect", "probe-inlist*", "probe-skip"]
 
 # metric -> (label, higher_is_better, in the chart)
 METRICS = {

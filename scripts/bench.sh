@@ -72,7 +72,8 @@ What to run:
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
                      range-mix write write-mix probe-inserts probe-uuid
                      build-large probe-text probe-part40 probe-tables
-                     select-connect probe-big probe-100m [all but
+                     select-connect probe-inlist probe-skip probe-big
+                     probe-100m [all but
                      probe-inserts, probe-uuid, build-large, probe-text and
                      the regimes; with --smoke all]
                      select-mix, range-mix: select's and range's
@@ -103,8 +104,15 @@ What to run:
                      probe-tables: probes spread over --tables tables in
                      one session; select-connect: pgbench -S -C (a new
                      connection per transaction), every variant side by
-                     side in one run; probe-big: an index about twice
-                     shared_buffers (--big-shared-buffers)
+                     side in one run; probe-inlist: pgbench statements of
+                     10, 100 and 1000 random keys, k = ANY(an int4[]),
+                     index-only and with heap fetches, as
+                     probe-inlist-<N> and probe-inlist-heap-<N> (keys
+                     looked up per second); probe-skip (18 and later):
+                     pgbench probes of the second column of a two-column
+                     index, the first (30 values) unconstrained: a skip
+                     scan; probe-big: an index about twice shared_buffers
+                     (--big-shared-buffers)
   --regimes-large    also probe-100m: probe-nl over --large-rows (100M) keys,
                      btree and --large-variants only (long: the load of
                      100M rows and two 100M-key index builds)

@@ -20,6 +20,13 @@
 #                  pgbench run: the cost of a new backend's first lookup
 #                  (loading btlayout.so, the catalogs, the per-backend
 #                  structures of the index)
+#   probe-inlist   pgbench statements of N random keys, k = ANY(an int4[]),
+#                  N of INLIST_SIZES (10, 100, 1000), one run per variant:
+#                  index-only (recorded as probe-inlist-<N>) and with a heap
+#                  fetch a key (probe-inlist-heap-<N>)
+#   probe-skip     pgbench probes of the second column of a two-column
+#                  index whose first has SKIP_GROUPS (30) values, the first
+#                  unconstrained: 18's skip scan (skipped before 18)
 #   probe-big      probe-nl on an index about twice shared_buffers, with
 #                  shared_buffers set to BIG_SB_MB for it: most pages come
 #                  from the OS cache
@@ -29,7 +36,8 @@
 #
 # Each runs after the other workloads, on tables of its own, loaded, then a
 # warm-up round and ROUNDS rounds with the variants interleaved (the probe
-# workloads through probe_round, in slices, like probe-nl), then dropped.
+# workloads through probe_round, in slices, like probe-nl; probe-inlist and
+# probe-skip a pgbench run per variant, like probe-batch), then dropped.
 # probe-big runs last: it restarts the server with its own shared_buffers,
 # and puts the run's back afterwards.
 #
@@ -42,17 +50,29 @@
 #                          tab_keys_<s>
 #   conn_<variant>         (aid int4, abalance int4), CONN_ROWS rows, with
 #                          the variant's index conn_<variant>_i
+#   inlist_t               (k int4, v int4) keys 1..ROWS; indexes
+#                          inlist_<variant> on k
+#   inlist_keys_<N>        (id int4 primary key, ks int4[]) INLIST_ARRAYS
+#                          arrays of N distinct random keys of 1..ROWS
+#   skip_t                 (a int4, b int4), a of 1..SKIP_GROUPS times b of
+#                          1..ROWS/SKIP_GROUPS; indexes skip_<variant> on
+#                          (a, b)
 #   big_t                  (k int4) BIG_ROWS keys; indexes big_<variant>;
 #                          keys big_keys_<s>
 #   large_t                (k int4) LARGE_ROWS keys; indexes
 #                          large_<variant>; keys large_keys_<s>
 
-REGIME_WORKLOADS=(probe-part40 probe-tables select-connect probe-big)
+REGIME_WORKLOADS=(probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big)
 REGIME_LARGE_WORKLOADS=(probe-100m)
 # Bytes of an int4 index per key (PostgreSQL 15, btree and btlayout alike:
 # 214 MB for 10M keys at the default fill factor), for shared_buffers and
 # probe-big's table
 INT4_INDEX_BYTES=22.4
+# probe-inlist: keys per statement, and the arrays of each size drawn from
+INLIST_SIZES=(10 100 1000)
+INLIST_ARRAYS=2000
+# probe-skip: the values of the index's first column
+SKIP_GROUPS=30
 
 part_name() { echo "probe-part$PARTITIONS"; } # probe-part40's recorded workload name
 
@@ -63,6 +83,8 @@ regime_variants() {
 		case $1 in
 		probe-100m) [[ $v == btree || " ${LARGE_VARIANTS//,/ } " == *" $v "* ]] || continue ;;
 		select-connect) mixes "$v" || continue ;;
+		# hash: no array keys, one column
+		probe-inlist | probe-skip) [[ ${V_KINDS[$v]} == all ]] || continue ;;
 		esac
 		echo "$v"
 	done
@@ -71,7 +93,9 @@ regime_variants() {
 # regime_need_mb NVARIANTS -> MB of shared_buffers the largest of the
 # selected regime workloads (but probe-big, which sets its own) needs at
 # once: its indexes and probe keys (the probes are index-only: the heaps
-# need not stay in memory), or select-connect's tables and indexes
+# need not stay in memory), or select-connect's tables and indexes, or
+# probe-inlist's (its heap fetches) and probe-skip's (the same size) table,
+# indexes and arrays of keys
 regime_need_mb() {
 	local nv=$1 need=0 n nl
 	if has_workload probe-part40 || has_workload probe-tables; then
@@ -82,6 +106,12 @@ regime_need_mb() {
 	if has_workload select-connect; then
 		n=$(awk -v k="$CONN_ROWS" -v nv="$nv" -v b="$INT4_INDEX_BYTES" \
 			'BEGIN { printf "%d", k * nv * (36 + b) * 1.1 / 1048576 }')
+		((n > need)) && need=$n
+	fi
+	if has_workload probe-inlist || has_workload probe-skip; then
+		n=$(awk -v k="$ROWS" -v nv="$nv" -v b="$INT4_INDEX_BYTES" -v a="$INLIST_ARRAYS" -v s="${INLIST_SIZES[*]}" \
+			'BEGIN { split(s, ns, " "); for (i in ns) p += a * (ns[i] * 4 + 60)
+			         printf "%d", (k * (36 + nv * b) * 1.1 + p) / 1048576 }')
 		((n > need)) && need=$n
 	fi
 	if has_workload probe-100m; then
@@ -112,14 +142,15 @@ regime_keys() {
 	make_probe_keys "$1" key_expr
 }
 
-# regime_indexes WORKLOAD VARIANT WHAT TABLE INDEX [TABLE INDEX ...]: the
-# variant's CREATE INDEX on each TABLE, in one session; their summed time
-# and size recorded in round -1 (regime_build_s, regime_size_mb)
+# regime_indexes WORKLOAD VARIANT WHAT COLUMNS TABLE INDEX [TABLE INDEX ...]:
+# the variant's CREATE INDEX on COLUMNS (k; "a, b") of each TABLE, in one
+# session; their summed time and size recorded in round -1 (regime_build_s,
+# regime_size_mb)
 regime_indexes() {
-	local w=$1 v=$2 what=$3 stmts= names= out ms size
-	shift 3
+	local w=$1 v=$2 what=$3 cols=$4 stmts= names= out ms size
+	shift 4
 	while (($#)); do
-		stmts+="CREATE INDEX $2 ON $1 $(ddl_for "$v" k);"$'\n'
+		stmts+="CREATE INDEX $2 ON $1 $(ddl_for "$v" "$cols");"$'\n'
 		names+="${names:+, }'$2'"
 		shift 2
 	done
@@ -171,13 +202,20 @@ prewarm_regime() {
 	       AND c.relname LIKE '$3' AND pg_relation_size(c.oid, 'vm') > 0" >/dev/null
 }
 
-# regime_rounds WORKLOAD ARRAY: the warm-up round and ROUNDS rounds of
-# probe_round
+# regime_rounds WORKLOAD FUNCTION [ARGS...]: the warm-up round and ROUNDS
+# rounds of FUNCTION ROUND WORKLOAD ARGS (probe_round's ARRAY; the pgbench
+# runs of the others take RUNLEN: -T DURATION, WARMUP_DURATION in the
+# warm-up round, -t SMOKE_TRANSACTIONS with --smoke)
 regime_rounds() {
-	local w=$1 r loads=
+	local w=$1 f=$2 r dur loads=
+	shift 2
 	for ((r = 0; r <= ROUNDS; r++)); do
+		dur=$DURATION
+		((r == 0)) && dur=$WARMUP_DURATION
+		RUNLEN=(-T "$dur")
+		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
 		log "=== $w: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		probe_round "$r" "$w" "$2"
+		"$f" "$r" "$w" "$@"
 		loads+="${loads:+, }$(loadavg)"
 	done
 	meta "load average, $w" "after each round (0 = warm-up): $loads"
@@ -207,11 +245,11 @@ run_probe_part() {
 		activate_build "$v"
 		pairs=()
 		for ((i = 1; i <= PARTITIONS; i++)); do pairs+=("part_t_$i" "pt${i}_$(vid "$v")"); done
-		regime_indexes "$w" "$v" "$PARTITIONS indexes" "${pairs[@]}"
+		regime_indexes "$w" "$v" "$PARTITIONS indexes" k "${pairs[@]}"
 	done
 	prewarm_regime 'pt%' 'part\_keys\_%' 'part\_t\_%'
 	PART_VARIANTS=("${vs[@]}")
-	regime_rounds "$w" PART_VARIANTS
+	regime_rounds "$w" probe_round PART_VARIANTS
 	sql "DROP TABLE part_t, $(probe_key_tables part_keys); CHECKPOINT" >/dev/null
 }
 
@@ -251,11 +289,11 @@ run_probe_tables() {
 		activate_build "$v"
 		pairs=()
 		for ((i = 1; i <= TABLES; i++)); do pairs+=("tab_$i" "tb${i}_$(vid "$v")"); done
-		regime_indexes "$w" "$v" "$TABLES indexes" "${pairs[@]}"
+		regime_indexes "$w" "$v" "$TABLES indexes" k "${pairs[@]}"
 	done
 	prewarm_regime 'tb%' 'tab\_keys\_%' 'tab\_%'
 	TABLES_VARIANTS=("${vs[@]}")
-	regime_rounds "$w" TABLES_VARIANTS
+	regime_rounds "$w" probe_round TABLES_VARIANTS
 	for ((i = 1; i <= TABLES; i++)); do drop+="tab_$i, "; done
 	sql "DROP TABLE $drop$(probe_key_tables tab_keys); CHECKPOINT" >/dev/null
 }
@@ -281,7 +319,7 @@ load_one() {
 	log "load: $w: $n keys in $(elapsed "$t0" "$(now_s)") s"
 	for v in "$@"; do
 		activate_build "$v"
-		regime_indexes "$w" "$v" "$n keys" "${p}_t" "${p}_$(vid "$v")"
+		regime_indexes "$w" "$v" "$n keys" k "${p}_t" "${p}_$(vid "$v")"
 	done
 }
 
@@ -292,7 +330,7 @@ run_probe_100m() {
 	load_one large probe-100m "$LARGE_ROWS" "${vs[@]}"
 	prewarm_regime 'large\_%' 'large\_keys\_%' 'large\_t'
 	LARGE_VARIANTS_RUN=("${vs[@]}")
-	regime_rounds probe-100m LARGE_VARIANTS_RUN
+	regime_rounds probe-100m probe_round LARGE_VARIANTS_RUN
 	sql "DROP TABLE large_t, $(probe_key_tables large_keys); CHECKPOINT" >/dev/null
 }
 
@@ -315,7 +353,7 @@ run_probe_big() {
 	log "probe-big: shared_buffers = $(sql "SHOW shared_buffers") (was $sb), each index $(bytes_to_mb "$size") MB"
 	meta "probe-big" "$n keys, each variant's index ~$(bytes_to_mb "$size") MB, shared_buffers = ${BIG_SB_MB}MB for it (the rest through the OS cache); $PROBES random keys, nested loop, index-only scan"
 	BIG_VARIANTS=("${vs[@]}")
-	regime_rounds probe-big BIG_VARIANTS
+	regime_rounds probe-big probe_round BIG_VARIANTS
 	sql "DROP TABLE big_t, $(probe_key_tables big_keys)" >/dev/null
 	sql "ALTER SYSTEM SET shared_buffers = '$sb'" >/dev/null
 	cluster_stop
@@ -413,35 +451,199 @@ wl_select_connect() {
 }
 
 run_select_connect() {
-	local r v dur loads= drop=
+	local v drop=
 	mapfile -t CONN_VARIANTS < <(regime_variants select-connect)
 	load_connect
 	meta "select-connect" "pgbench -C -c 1 (a new connection per transaction), one script per variant in one run, equal weights: SELECT abalance FROM conn_<variant> WHERE aid = random(1, $CONN_ROWS), a table of its own per variant; per variant 1e6 / its mean time per transaction including the new connection"
-	for ((r = 0; r <= ROUNDS; r++)); do
-		dur=$DURATION
-		((r == 0)) && dur=$WARMUP_DURATION
-		RUNLEN=(-T "$dur")
-		((SMOKE)) && RUNLEN=(-t "$SMOKE_TRANSACTIONS")
-		log "=== select-connect: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		wl_select_connect "$r"
-		loads+="${loads:+, }$(loadavg)"
-	done
-	meta "load average, select-connect" "after each round (0 = warm-up): $loads"
+	regime_rounds select-connect wl_select_connect
 	for v in "${CONN_VARIANTS[@]}"; do drop+="${drop:+, }conn_$(vid "$v")"; done
 	sql "DROP TABLE $drop; CHECKPOINT" >/dev/null
+}
+
+# --- probe-inlist and probe-skip: many keys a statement, pgbench -------------
+#
+# Statements that look several keys up in one index scan: an IN list
+# (k = ANY(an array): the keys in order, a descent or a step along the
+# leaves for each) and, from 18 on, a skip scan (an equality on the
+# index's second column, the first unconstrained: a descent per value of
+# the first).  Like probe-batch: a pgbench run per
+# variant (-M prepared, 1 client, the round's seed, so every variant draws
+# the same keys), the variants interleaved (round_order); before each run
+# the variant's index is made the only valid one on the workload's table,
+# the plan checked and one statement's answer checked.
+
+# regime_script NAME TEMPLATE SED_ARGS...: $TMPD/scripts/NAME.sql, the
+# pgbench script bench/pgbench/TEMPLATE (make_script's placeholders, then
+# SED_ARGS' own), also copied to the results
+regime_script() {
+	local out=$TMPD/scripts/$1.sql tmpl=$BENCH/pgbench/$2
+	shift 2
+	sed "$@" "$(make_script "$tmpl")" >"$out"
+	chown postgres "$out"
+	cp "$out" "$RESULTS/scripts/"
+}
+
+# regime_pgbench ROUND WORKLOAD VARIANT KEYS TABLE INDEX QUERY COUNT REGEX...:
+# INDEX made the only valid one on TABLE, and QUERY (the script's statement
+# for one draw) checked: its plan after PROBE_SET (check_plan_with's
+# REGEXes) and its answer (COUNT); then the script WORKLOAD.sql run for
+# RUNLEN with PROBE_GUCS, TPS * KEYS (keys a statement) recorded as
+# lookups_per_s
+regime_pgbench() {
+	local r=$1 w=$2 v=$3 keys=$4 t=$5 idx=$6 query=$7 count=$8 got tps lps
+	shift 8
+	check_plan_with "$w/$v" "$(use_one_sql "$t" "$idx")" "$PROBE_SET" "$query" "$@"
+	got=$(q -c "$PROBE_SET" -c "$query")
+	[[ $got == "$count" ]] || die "$w/$v: $got instead of $count from: $query"
+	tps=$(run_pgbench "$PROBE_GUCS" -f "$TMPD/scripts/$w.sql" -M prepared "${RUNLEN[@]}" -c 1 -j 1 --random-seed="$(seed_for "$r")")
+	lps=$(awk -v t="$tps" -v k="$keys" 'BEGIN { printf "%.1f", t * k }')
+	record "$r" "$w" "$v" lookups_per_s "$lps"
+	log "r$r $w $v: $(fmt_num "$lps") lookups/s"
+}
+
+# probe-inlist: inlist_t (k, v) of keys 1..ROWS in heap order, vacuumed
+# (all-visible), an index on k per variant; for each N of INLIST_SIZES,
+# inlist_keys_<N>: INLIST_ARRAYS arrays of N distinct random keys in random
+# order (fixed seed).  A statement takes one of them, by a random id,
+# inside itself (an InitPlan: a primary-key probe of the small table, the
+# same for every variant; no array is built while measuring) and counts
+# its keys in inlist_t:
+#
+#   probe-inlist-<N>       count(k): an index-only scan
+#   probe-inlist-heap-<N>  count(v): an index scan, a heap fetch a key
+#
+# lookups_per_s = TPS * N.
+
+load_inlist() {
+	local n m v t0
+	t0=$(now_s)
+	sql "CREATE TABLE inlist_t (k int4 NOT NULL, v int4 NOT NULL);
+	     INSERT INTO inlist_t SELECT g, (g % 1000)::int4 FROM generate_series(1, $ROWS) g;" >/dev/null
+	vacuum_visible inlist_t
+	for n in "${INLIST_SIZES[@]}"; do
+		# Array i: the draws (i - 1) * m + 1 .. i * m, its first N distinct
+		# keys in the order drawn.  Storage plain: 1000 keys (4 kB) stay in
+		# the row, no TOAST fetch.
+		m=$((n + n / 10 + 10))
+		sql "SELECT setseed(0.4242);
+		     CREATE TABLE inlist_keys_$n (id int4 PRIMARY KEY, ks int4[] NOT NULL);
+		     ALTER TABLE inlist_keys_$n ALTER ks SET STORAGE PLAIN;
+		     INSERT INTO inlist_keys_$n
+		     SELECT i, ARRAY(SELECT k FROM (SELECT k, min(o) AS o
+		                                    FROM (SELECT (1 + floor(random() * $ROWS))::int4 AS k, o
+		                                          FROM generate_series((i - 1) * $m + 1, i * $m) o) s
+		                                    GROUP BY k) d
+		                     ORDER BY o LIMIT $n)
+		     FROM generate_series(1, $INLIST_ARRAYS) i;" >/dev/null
+		[[ $(sql "SELECT count(*) = $INLIST_ARRAYS AND bool_and(cardinality(ks) = $n) FROM inlist_keys_$n") == t ]] ||
+			die "probe-inlist: inlist_keys_$n does not hold $INLIST_ARRAYS arrays of $n distinct keys"
+		vacuum_visible "inlist_keys_$n"
+	done
+	log "load: probe-inlist: $ROWS keys, $INLIST_ARRAYS arrays of each of ${INLIST_SIZES[*]} keys in $(elapsed "$t0" "$(now_s)") s"
+	for v in "${INLIST_VARIANTS[@]}"; do
+		activate_build "$v"
+		regime_indexes probe-inlist "$v" "$ROWS keys" k inlist_t "inlist_$(vid "$v")"
+	done
+	sql "CHECKPOINT" >/dev/null
+	prewarm_all 'inlist\_%'
+}
+
+# inlist_round ROUND WORKLOAD ARRAY: every N, index-only then with heap
+# fetches, the variants of the named array interleaved in each
+inlist_round() {
+	local r=$1 heap n w col scan v idx
+	for heap in '' heap-; do
+		col=k scan='Index Only Scan'
+		[[ -n $heap ]] && col=v scan='Index Scan'
+		for n in "${INLIST_SIZES[@]}"; do
+			w=probe-inlist-$heap$n
+			regime_script "$w" probe_inlist.sql -e "s/@COL@/$col/g" -e "s/@N@/$n/g" -e "s/@ARRAYS@/$INLIST_ARRAYS/g"
+			for v in $(round_order "$r" "$3"); do
+				activate_build "$v"
+				idx=inlist_$(vid "$v")
+				regime_pgbench "$r" "$w" "$v" "$n" inlist_t "$idx" \
+					"SELECT count($col) FROM inlist_t WHERE k = ANY((SELECT ks FROM inlist_keys_$n WHERE id = 1)::int4[])" "$n" \
+					"$scan using $idx " 'Index Cond: \(k = ANY'
+			done
+		done
+	done
+}
+
+run_probe_inlist() {
+	local n drop=inlist_t
+	mapfile -t INLIST_VARIANTS < <(regime_variants probe-inlist)
+	load_inlist
+	meta "probe-inlist" "$ROWS keys (k, v), an index on k per variant; pgbench -M prepared, 1 client, a run per variant: SELECT count(k or v) FROM inlist_t WHERE k = ANY(one of $INLIST_ARRAYS arrays of N distinct random keys, N = ${INLIST_SIZES[*]}, taken by a random id inside the statement); count(k): index-only scan (probe-inlist-N), count(v): index scan, a heap fetch a key (probe-inlist-heap-N); lookups/s = TPS * N"
+	regime_rounds probe-inlist inlist_round INLIST_VARIANTS
+	for n in "${INLIST_SIZES[@]}"; do drop+=", inlist_keys_$n"; done
+	sql "DROP TABLE $drop; CHECKPOINT" >/dev/null
+}
+
+# probe-skip (18 and later): skip_t (a, b), SKIP_GROUPS values of a times
+# ROWS / SKIP_GROUPS values of b in index order, vacuumed (all-visible), an
+# index on (a, b) per variant.  A statement counts the rows of a random b
+# (SKIP_GROUPS of them), a unconstrained: an index-only scan that before
+# 18 reads the whole index, and from 18 on is a skip scan, a descent per
+# value of a.  Before each run EXPLAIN ANALYZE must count more than one
+# index search (a skip scan, not a full scan).  lookups_per_s = TPS (a
+# value of b a statement).
+
+# skip_round ROUND WORKLOAD ARRAY
+skip_round() {
+	local r=$1 v idx searches query="SELECT count(*) FROM skip_t WHERE b = 42"
+	for v in $(round_order "$r" "$3"); do
+		activate_build "$v"
+		idx=skip_$(vid "$v")
+		searches=$(q -c "$(use_one_sql skip_t "$idx")" -c "$PROBE_SET" \
+			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query" |
+			sed -n 's/^ *Index Searches: \([0-9]*\)$/\1/p')
+		((${searches:-0} > 1)) || die "probe-skip/$v: not a skip scan (Index Searches: ${searches:-none})"
+		regime_pgbench "$r" probe-skip "$v" 1 skip_t "$idx" "$query" "$SKIP_GROUPS" \
+			"Index Only Scan using $idx " 'Index Cond: \(b = 42\)'
+	done
+}
+
+run_probe_skip() {
+	local v per t0 why
+	if (($(sql "SHOW server_version_num") < 180000)); then
+		why="skipped: PostgreSQL $(sql "SHOW server_version") has no skip scan (18 and later)"
+		log "probe-skip: $why"
+		meta "probe-skip" "$why"
+		return 0
+	fi
+	mapfile -t SKIP_VARIANTS < <(regime_variants probe-skip)
+	per=$((ROWS / SKIP_GROUPS))
+	t0=$(now_s)
+	sql "CREATE TABLE skip_t (a int4 NOT NULL, b int4 NOT NULL);
+	     INSERT INTO skip_t SELECT 1 + (g - 1) / $per, 1 + (g - 1) % $per
+	     FROM generate_series(1, $((SKIP_GROUPS * per))) g;" >/dev/null
+	vacuum_visible skip_t
+	log "load: probe-skip: $SKIP_GROUPS x $per keys in $(elapsed "$t0" "$(now_s)") s"
+	for v in "${SKIP_VARIANTS[@]}"; do
+		activate_build "$v"
+		regime_indexes probe-skip "$v" "$((SKIP_GROUPS * per)) keys" "a, b" skip_t "skip_$(vid "$v")"
+	done
+	sql "CHECKPOINT" >/dev/null
+	prewarm_all 'skip\_%'
+	regime_script probe-skip probe_skip.sql -e "s/@BVALUES@/$per/g"
+	meta "probe-skip" "$SKIP_GROUPS values of a x $per of b, an index on (a, b) per variant; pgbench -M prepared, 1 client, a run per variant: SELECT count(*) FROM skip_t WHERE b = random(1, $per), a unconstrained: index-only skip scan ($SKIP_GROUPS rows, a descent per value of a); lookups/s = TPS"
+	regime_rounds probe-skip skip_round SKIP_VARIANTS
+	sql "DROP TABLE skip_t; CHECKPOINT" >/dev/null
 }
 
 # run_regimes: the selected regime workloads, probe-big last (it restarts
 # the server with a shared_buffers of its own)
 run_regimes() {
 	local w t0
-	for w in probe-part40 probe-tables select-connect probe-100m probe-big; do
+	for w in probe-part40 probe-tables select-connect probe-inlist probe-skip probe-100m probe-big; do
 		has_workload "$w" || continue
 		t0=$(now_s)
 		case $w in
 		probe-part40) run_probe_part ;;
 		probe-tables) run_probe_tables ;;
 		select-connect) run_select_connect ;;
+		probe-inlist) run_probe_inlist ;;
+		probe-skip) run_probe_skip ;;
 		probe-100m) run_probe_100m ;;
 		probe-big) run_probe_big ;;
 		esac

@@ -57,13 +57,13 @@
 # all but probe-text, which loads tables of its own (10M keys x 3
 # datasets), and the regimes; --smoke runs them too (tiny).
 ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts probe-uuid build-large probe-text
-	probe-part40 probe-tables select-connect probe-big probe-100m)
+	probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m)
 DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix)
 # The workloads on pgbench_accounts, probe_t and write_t (load_data), and
 # those that run the variants of variants.conf: these and probe-uuid, which
 # loads a table of its own
 TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts build-large "
-INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-part40 probe-tables select-connect probe-big probe-100m "
+INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m "
 # The workloads on mix_t, every variant in one run
 MIX_WORKLOADS=" select-mix range-mix "
 
