@@ -25,7 +25,9 @@
 #   queries:  equality on prefixes, ranges (<, <=, >, >=, BETWEEN, redundant
 #             and contradictory bounds), = ANY / < ANY (arrays with
 #             duplicates and NULLs, empty arrays), IN lists, IS [NOT] NULL,
-#             quals on later columns only, cross-type constants (int2/int4/
+#             quals on later columns only, skip-scan shapes (arrays or an
+#             equality on a later column, none or a range on the first:
+#             skip scans on 18 and later), cross-type constants (int2/int4/
 #             int8, float4, date, timestamptz), ORDER BY the index (forward
 #             and backward) with LIMIT/OFFSET, under index, index-only,
 #             bitmap and parallel scans, with btlayout.prefetch on and off,
@@ -38,7 +40,9 @@
 #             search_copy() at the cap);
 #             SCROLL cursors moved with NEXT/PRIOR/FIRST/LAST/ABSOLUTE/
 #             RELATIVE/FORWARD/BACKWARD and MOVE, compared step by step,
-#             sometimes with inserts, deletes and relayouts between steps;
+#             sometimes with inserts, deletes and relayouts between steps,
+#             over every kind of query (those with arrays, forward and
+#             backward, and skip-scan shapes counted in the summary);
 #             a query that raises the same data exception (SQLSTATE class
 #             22) on both sides answers alike and is counted as such, any
 #             other error is a finding
@@ -595,7 +599,7 @@ sub order_item
 }
 
 my @QUERY_KINDS = (
-	eq_prefix => 14, range_lead => 14, range_later => 6, saop => 12, nulls => 8,
+	eq_prefix => 14, range_lead => 14, range_later => 6, saop => 12, skip => 6, nulls => 8,
 	cross_type => 8, mixed => 10, full => 3);
 
 # Quals of a query of kind $kind; returns (kind, [quals], number of leading
@@ -607,6 +611,7 @@ sub gen_quals
 	my @w = map { 'none' } 1 .. $n;
 	my $cross = 0;
 	$kind = 'range_lead' if $kind eq 'range_later' && $n == 1;
+	$kind = 'saop' if $kind eq 'skip' && $n == 1;
 	if ($kind eq 'cross_type')
 	{
 		my @cols = grep { @{ $TYPES{ $sh->{keys}[$_]{type} }{cross} } } 0 .. $n - 1;
@@ -641,6 +646,17 @@ sub gen_quals
 	{
 		$w[0] = 'in';
 		$w[1] = pick('in', 'eq', 'range') if $n > 1 && chance(0.5);
+	}
+	elsif ($kind eq 'skip')
+	{
+		# Skip-scan shapes: no equality on the first column, an array (or an
+		# equality) on a later one; 18 and later skip through the first
+		# column's values, earlier versions scan the whole index (or the
+		# first column's range)
+		$w[0] = pick('none', 'none', 'range', 'notnull');
+		my $j = 1 + rnd($n - 1);
+		$w[$j] = pick('in', 'in', 'eq');
+		$w[ $j == 1 ? 2 : 1 ] = pick('in', 'range', 'eq') if $n > 2 && chance(0.4);
 	}
 	elsif ($kind eq 'nulls')
 	{
@@ -1587,6 +1603,11 @@ sub op_cursor
 		}
 	}
 	$count{$writes ? 'cursor with writes' : 'cursor'}++;
+	if (grep { /\bIN \(|\bANY \(/ } @$quals)
+	{
+		$count{ 'cursor over arrays, ' . ($reverse ? 'backward' : 'forward') }++;
+	}
+	$count{'cursor over a skip-scan shape'}++ if $kind eq 'skip';
 }
 
 #
@@ -1843,6 +1864,15 @@ SKIP:
 		"many indexes: chunks of cold recent-buffer maps given up at the cap ($b_given_up; $b_not_remembered blocks not remembered)");
 	ok($b_invalidated > 0 && $b_freed > 0,
 		"index entries invalidated ($b_invalidated) and freed ($b_freed, $b_dropped copies with them)");
+}
+SKIP:
+{
+	skip "only $done operations (seed $seed)", 1 if $done < 1000;
+	my ($fwd, $back) = map { $count{"cursor over arrays, $_"} // 0 } qw(forward backward);
+	my $skip_queries = 0;
+	$skip_queries += $qkinds{$_} for grep { /^skip / } keys %qkinds;
+	ok($fwd > 0 && $back > 0 && $skip_queries > 0,
+		"cursors over array keys, forward ($fwd) and backward ($back), and queries of skip-scan shapes ($skip_queries) ran");
 }
 cmp_ok($count{'queries, lookup relayouts off, layout switched without a relayout'} // 0, '>', 0,
 	'queries ran with lookup relayouts off on indexes whose layout was switched without a relayout ('
