@@ -517,7 +517,9 @@ regime_pgbench() {
 load_inlist() {
 	local n m v t0
 	t0=$(now_s)
-	sql "CREATE TABLE inlist_t (k int4 NOT NULL, v int4 NOT NULL);
+	# v may be NULL: 19 counts a NOT NULL column as count(*), from the
+	# index alone
+	sql "CREATE TABLE inlist_t (k int4 NOT NULL, v int4);
 	     INSERT INTO inlist_t SELECT g, (g % 1000)::int4 FROM generate_series(1, $ROWS) g;" >/dev/null
 	vacuum_visible inlist_t
 	for n in "${INLIST_SIZES[@]}"; do
