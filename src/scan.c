@@ -107,6 +107,27 @@ btl_scan_return_item(IndexScanDesc scan)
 }
 
 /*
+ * Step a positioned scan on, as btgettuple() does: remember the item the
+ * executor found dead (for _bt_killitems(), when the scan leaves the page),
+ * then _bt_next().  The same on every version.
+ */
+bool
+btl_scan_next(IndexScanDesc scan, ScanDirection dir)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (scan->kill_prior_tuple)
+	{
+		if (so->killedItems == NULL)
+			so->killedItems = (int *)
+				palloc(MaxTIDsPerBTreePage * sizeof(int));
+		if (so->numKilled < MaxTIDsPerBTreePage)
+			so->killedItems[so->numKilled++] = so->currPos.itemIndex;
+	}
+	return _bt_next(scan, dir);
+}
+
+/*
  * A scan without keys that bound its start reads from one end of the
  * leaf level.
  */

@@ -57,6 +57,7 @@ extern int	btl_scan_save_posting(BTScanOpaque so, int itemIndex,
 								  OffsetNumber offnum, IndexTuple itup,
 								  ScanDirection dir);
 extern void btl_scan_return_item(IndexScanDesc scan);
+extern bool btl_scan_next(IndexScanDesc scan, ScanDirection dir);
 extern bool btl_scan_first(IndexScanDesc scan, ScanDirection dir);
 
 /*

@@ -197,18 +197,7 @@ btlayout_gettuple(IndexScanDesc scan, ScanDirection dir)
 		if (!BTScanPosIsValid(so->currPos))
 			res = btl_scan_first(scan, dir);
 		else
-		{
-			/* Remember the tuple the executor found dead, for _bt_killitems */
-			if (scan->kill_prior_tuple)
-			{
-				if (so->killedItems == NULL)
-					so->killedItems = (int *)
-						palloc(MaxTIDsPerBTreePage * sizeof(int));
-				if (so->numKilled < MaxTIDsPerBTreePage)
-					so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-			}
-			res = _bt_next(scan, dir);
-		}
+			res = btl_scan_next(scan, dir);
 	} while (!res && so->numArrayKeys && _bt_advance_array_keys(scan, dir));
 
 	return res;

@@ -364,18 +364,7 @@ btlayout_gettuple(IndexScanDesc scan, ScanDirection dir)
 			res = scan_first(scan, dir);
 		}
 		else
-		{
-			/* Remember the tuple the executor found dead, for _bt_killitems */
-			if (scan->kill_prior_tuple)
-			{
-				if (so->killedItems == NULL)
-					so->killedItems = (int *)
-						palloc(MaxTIDsPerBTreePage * sizeof(int));
-				if (so->numKilled < MaxTIDsPerBTreePage)
-					so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-			}
-			res = _bt_next(scan, dir);
-		}
+			res = btl_scan_next(scan, dir);
 		if (res)
 			break;
 	} while (so->numArrayKeys != 0 && btl_start_prim_scan(scan, dir));
