@@ -6,7 +6,7 @@
 -- (so the same heap TIDs, checked below, and ties between equal keys in
 -- the same order) and the same indexes, USING btree on one and USING
 -- btlayout, in several layouts, on the other.  Each query runs on both,
--- forced onto the index by enable_* settings; ar_cmp() checks the btlayout
+-- forced onto the index by enable_* settings; cmp() checks the btlayout
 -- plan against a pattern ("NOT USED" instead of a result when it does not
 -- match) and prints "<n> rows: same" or the first difference, never the
 -- rows themselves, so that the output is that of every server version.
@@ -33,114 +33,8 @@ SET search_path = btl_arrays, public;
 -- Helpers
 --
 
--- The same statement on both tables: %1$s in it is the access method
--- (btree / btlayout), which names the table and its indexes
-CREATE FUNCTION ar_both(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	nb bigint;
-	nl bigint;
-BEGIN
-	EXECUTE format(stmt, 'btree');
-	GET DIAGNOSTICS nb = ROW_COUNT;
-	EXECUTE format(stmt, 'btlayout');
-	GET DIAGNOSTICS nl = ROW_COUNT;
-	RETURN format('btree %s rows, btlayout %s rows', nb, nl);
-END $$;
-
--- Planner settings for one kind of scan, local to the transaction:
--- index (plain index scans), ios (index-only scans), bitmap, merge (merge
--- joins over index scans, which mark and restore their positions); no
--- Sort but under bitmap scans
-CREATE FUNCTION ar_mode(mode text) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_tidscan', 'off', true);
-	PERFORM set_config('enable_indexscan', (mode <> 'bitmap')::text, true);
-	PERFORM set_config('enable_indexonlyscan', (mode IN ('ios', 'merge'))::text, true);
-	PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, true);
-	PERFORM set_config('enable_sort', (mode = 'bitmap')::text, true);
-	PERFORM set_config('enable_incremental_sort', 'off', true);
-	PERFORM set_config('enable_hashjoin', 'off', true);
-	PERFORM set_config('enable_hashagg', 'off', true);
-	PERFORM set_config('enable_mergejoin', (mode = 'merge')::text, true);
-	PERFORM set_config('enable_nestloop', (mode <> 'merge')::text, true);
-	PERFORM set_config('enable_material', 'off', true);
-	PERFORM set_config('max_parallel_workers_per_gather', '0', true);
-END $$;
-
--- The lines of a plan, without what some versions add and others do not
--- (18's "Disabled: true" and "Index Searches", 19's "Replaces:")
-CREATE FUNCTION ar_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		CONTINUE WHEN line ~ '^\s*(Disabled: true|Index Searches: \d+|Replaces: \w+)$';
-		RETURN NEXT line;
-	END LOOP;
-END $$;
-
-CREATE FUNCTION ar_plan(q text) RETURNS text LANGUAGE sql AS $$
-	SELECT string_agg(l, E'\n') FROM ar_plan_lines(q) l
-$$;
-
--- Compare query q (a format() template, %1$s = access method) between
--- btree and btlayout under ar_mode(mode).  pattern: a regular expression
--- the btlayout plan must match.  ordered: compare the rows in the order the
--- scans return them (index order, or heap order under a bitmap scan, the
--- heaps being identical); else as multisets.
---
--- keys (for backward scans over duplicates): an expression list over the
--- query's output whose sequence must be equal, the rows being compared as
--- multisets.  A backward scan of 15 and 16 returns the TIDs of one posting
--- list in ascending order, so the order of rows with equal keys depends on
--- how the build grouped the duplicates into posting lists, which is not
--- what this test is about.  Forward scans return duplicates in TID order
--- and are compared strictly.
-CREATE FUNCTION ar_cmp(mode text, pattern text, q text, ordered bool DEFAULT true,
-					   keys text DEFAULT NULL)
-RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	agg text := CASE WHEN ordered
-		THEN 'SELECT array_agg(r::text) FROM (%s) r'
-		ELSE 'SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r' END;
-	plan text;
-	rb text[];
-	rl text[];
-	i int;
-BEGIN
-	PERFORM ar_mode(mode);
-	plan := ar_plan(format(q, 'btlayout'));
-	IF plan !~ pattern THEN
-		RETURN 'NOT USED: ' || plan;
-	END IF;
-	IF mode <> 'bitmap' AND plan ~ '\mSort\M' THEN
-		RETURN 'SORTED: ' || plan;
-	END IF;
-	IF keys IS NOT NULL THEN
-		EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r',
-					   format(q, 'btree')) INTO rb;
-		EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r',
-					   format(q, 'btlayout')) INTO rl;
-		IF rb IS DISTINCT FROM rl THEN
-			RETURN format('MISMATCH: different rows, btree %s, btlayout %s',
-						  coalesce(cardinality(rb), 0), coalesce(cardinality(rl), 0));
-		END IF;
-		agg := format('SELECT array_agg(ROW(%s)::text) FROM (%%s) r', keys);
-	END IF;
-	EXECUTE format(agg, format(q, 'btree')) INTO rb;
-	EXECUTE format(agg, format(q, 'btlayout')) INTO rl;
-	IF rb IS NOT DISTINCT FROM rl THEN
-		RETURN format('%s rows: same', coalesce(cardinality(rl), 0));
-	END IF;
-	i := 1;
-	WHILE rb[i] IS NOT DISTINCT FROM rl[i] LOOP
-		i := i + 1;
-	END LOOP;
-	RETURN format('MISMATCH: btree %s rows, btlayout %s rows; row %s: btree %s, btlayout %s',
-				  coalesce(cardinality(rb), 0), coalesce(cardinality(rl), 0), i,
-				  coalesce(rb[i], 'none'), coalesce(rl[i], 'none'));
-END $$;
+-- (a path from the directory pg_regress runs in, its --inputdir)
+\i sql/include/twins.sql
 
 -- A fixed walk of a scroll cursor: forward, backward, absolute and
 -- relative moves, direction changes in the middle of the result (and of
@@ -187,41 +81,6 @@ BEGIN
 	RETURN res;
 END $$;
 
--- The walk on a btree cursor and a btlayout cursor over q (a template as
--- for ar_cmp()): "same", with the number of steps, or the first step that
--- differs.  The plan of the btlayout cursor must match pattern and have no
--- Sort or Materialize: the index scan itself goes backward.
-CREATE FUNCTION ar_cursor(mode text, pattern text, q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	cb refcursor;
-	cl refcursor;
-	rb text[];
-	rl text[];
-	plan text;
-	i int;
-BEGIN
-	PERFORM ar_mode(mode);
-	plan := ar_plan('DECLARE c SCROLL CURSOR FOR ' || format(q, 'btlayout'));
-	IF plan !~ pattern OR plan ~ '\mSort\M|Materialize' THEN
-		RETURN 'NOT USED: ' || plan;
-	END IF;
-	OPEN cb SCROLL FOR EXECUTE format(q, 'btree');
-	OPEN cl SCROLL FOR EXECUTE format(q, 'btlayout');
-	rb := ar_walk(cb);
-	rl := ar_walk(cl);
-	CLOSE cb;
-	CLOSE cl;
-	IF rb IS NOT DISTINCT FROM rl THEN
-		RETURN format('%s steps: same', cardinality(rl));
-	END IF;
-	i := 1;
-	WHILE rb[i] IS NOT DISTINCT FROM rl[i] LOOP
-		i := i + 1;
-	END LOOP;
-	RETURN format('MISMATCH at step %s: btree %s, btlayout %s', i, rb[i], rl[i]);
-END $$;
-
 --
 -- Data: 60,000 rows.
 --   k   int4: 0..14999, about four rows each, k = 5000 six thousand times
@@ -239,7 +98,7 @@ CREATE TABLE ar_btree (id int, k int4, k8 int8, s text, sc text COLLATE "C",
 					   a int, b int, x int, y int)
 	WITH (autovacuum_enabled = off);
 CREATE TABLE ar_btlayout (LIKE ar_btree) WITH (autovacuum_enabled = off);
-SELECT ar_both($$
+SELECT both_am($$
 INSERT INTO ar_%1$s
 SELECT i,
 	   CASE WHEN i %% 97 = 0 THEN NULL WHEN i %% 10 = 3 THEN 5000
@@ -290,24 +149,25 @@ WHERE c.relname LIKE 'ar\_btlayout\_%' ORDER BY 1;
 -- The harness can fail: other rows, the same rows in another order, a
 -- different key sequence, a plan without the index, and a cursor that
 -- walks differently are all reported
-SELECT ar_cmp('index', 'Index Scan using ar_btlayout_k',
+SELECT cmp('index', 'Index Scan using ar_btlayout_k',
 	$$SELECT id, k FROM ar_%1$s WHERE k = ANY (CASE WHEN '%1$s' = 'btree' THEN '{3,17}' ELSE '{3,18}' END::int[])$$);
-SELECT ar_cmp('index', 'Function Scan',
+SELECT cmp('index', 'Function Scan',
 	$$SELECT x FROM unnest(CASE WHEN '%1$s' = 'btree' THEN '{1,2,3}' ELSE '{1,3,2}' END::int[]) x$$);
-SELECT ar_cmp('index', 'Function Scan',
+SELECT cmp('index', 'Function Scan',
 	$$SELECT x FROM unnest(CASE WHEN '%1$s' = 'btree' THEN '{1,2,3}' ELSE '{1,3,2}' END::int[]) x$$, false);
-SELECT ar_cmp('index', 'Function Scan',
+SELECT cmp('index', 'Function Scan',
 	$$SELECT x, y FROM unnest(CASE WHEN '%1$s' = 'btree' THEN '{1,2,3}' ELSE '{1,3,2}' END::int[],
 							  CASE WHEN '%1$s' = 'btree' THEN '{7,8,9}' ELSE '{7,9,8}' END::int[]) u(x, y)$$,
 	true, 'x');
 -- (while ties in another order are not: keys compares x alone)
-SELECT ar_cmp('index', 'Function Scan',
+SELECT cmp('index', 'Function Scan',
 	$$SELECT x, y FROM unnest('{1,1,2}'::int[],
 							  CASE WHEN '%1$s' = 'btree' THEN '{7,8,9}' ELSE '{8,7,9}' END::int[]) u(x, y)$$,
 	true, 'x');
-SELECT ar_cmp('index', 'Index Scan using ar_btlayout_k', 'SELECT id FROM ar_%s WHERE id IN (5, 6)');
-SELECT ar_cursor('index', 'Function Scan',
-	$$SELECT x FROM generate_series(1, CASE WHEN '%1$s' = 'btree' THEN 1000 ELSE 999 END) x$$);
+SELECT cmp('index', 'Index Scan using ar_btlayout_k', 'SELECT id FROM ar_%s WHERE id IN (5, 6)');
+SELECT cursor_cmp('index', 'Function Scan',
+	$$SELECT x FROM generate_series(1, CASE WHEN '%1$s' = 'btree' THEN 1000 ELSE 999 END) x$$,
+	'ar_walk', true);
 
 --
 -- The plans, once per kind of scan (the same text on every version)
@@ -316,17 +176,17 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SET enable_indexonlyscan = off;
 SET enable_sort = off;
-SELECT ar_plan_lines($$SELECT id, k FROM ar_btlayout WHERE k IN (17, 5000, NULL, 3)$$) AS "QUERY PLAN";
-SELECT ar_plan_lines($$SELECT id, k8 FROM ar_btlayout WHERE k8 = ANY ('{1,-5,70}'::int4[])$$) AS "QUERY PLAN";
-SELECT ar_plan_lines($$SELECT id, k FROM ar_btlayout WHERE k = ANY ('{9,3,5000}') ORDER BY k DESC LIMIT 5$$) AS "QUERY PLAN";
-SELECT ar_plan_lines($$SELECT id, a, b FROM ar_btlayout WHERE a = ANY ('{4,2}') AND b = 9$$) AS "QUERY PLAN";
-SELECT ar_plan_lines($$SELECT id, a, b FROM ar_btlayout WHERE b = 77$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, k FROM ar_btlayout WHERE k IN (17, 5000, NULL, 3)$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, k8 FROM ar_btlayout WHERE k8 = ANY ('{1,-5,70}'::int4[])$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, k FROM ar_btlayout WHERE k = ANY ('{9,3,5000}') ORDER BY k DESC LIMIT 5$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, a, b FROM ar_btlayout WHERE a = ANY ('{4,2}') AND b = 9$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, a, b FROM ar_btlayout WHERE b = 77$$) AS "QUERY PLAN";
 SET enable_indexonlyscan = on;
-SELECT ar_plan_lines($$SELECT x, y FROM ar_btlayout WHERE y = 3$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT x, y FROM ar_btlayout WHERE y = 3$$) AS "QUERY PLAN";
 SET enable_indexscan = off;
 SET enable_indexonlyscan = off;
 SET enable_bitmapscan = on;
-SELECT ar_plan_lines($$SELECT id, s FROM ar_btlayout WHERE s = ANY ('{v14,v21x}')$$) AS "QUERY PLAN";
+SELECT plan_lines($$SELECT id, s FROM ar_btlayout WHERE s = ANY ('{v14,v21x}')$$) AS "QUERY PLAN";
 RESET enable_seqscan;
 RESET enable_indexscan;
 RESET enable_indexonlyscan;
@@ -373,112 +233,112 @@ BEGIN
 	--
 	-- int4: IN lists and = ANY
 	--
-	test := 'in dups nulls';	result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (17, 17, NULL, 3, 14999, 3)'); RETURN NEXT;
-	test := 'any unsorted';		result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{900,3,77,3,12000,1,0}'')'); RETURN NEXT;
-	test := 'any hot key';		result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{5001,4999,5000}'')'); RETURN NEXT;
-	test := 'any absent';		result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{-7,15000,20000,-1}'')'); RETURN NEXT;
-	test := 'any ends';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{14999,0,-1,15000,-2147483648,2147483647}'')'); RETURN NEXT;
-	test := 'any some absent';	result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{-3,8,15001,8,9,30000}'')'); RETURN NEXT;
-	test := 'any nulls only';	result := ar_cmp('index', 'ar_btlayout_k|One-Time Filter', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{NULL,NULL}'')'); RETURN NEXT;
-	test := 'any empty';		result := ar_cmp('index', 'ar_btlayout_k|One-Time Filter', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{}'')'); RETURN NEXT;
-	test := 'any 100';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''')'); RETURN NEXT;
-	test := 'any 1000';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
-	test := 'any + lt';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{7,8,900,5000,9000}'') AND k < 5000'); RETURN NEXT;
-	test := 'any + between';	result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') AND k BETWEEN 4000 AND 6000'); RETURN NEXT;
-	test := 'two arrays';		result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{1,2,3,5000,7}'') AND k IN (3, 5000, 8, 7)'); RETURN NEXT;
-	test := 'lt any';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k < ANY (''{40,NULL,12}'')'); RETURN NEXT;
-	test := 'int8 array';		result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{5000,4294967296,-4294967296,12,9223372036854775807}''::int8[])'); RETURN NEXT;
+	test := 'in dups nulls';	result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (17, 17, NULL, 3, 14999, 3)'); RETURN NEXT;
+	test := 'any unsorted';		result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{900,3,77,3,12000,1,0}'')'); RETURN NEXT;
+	test := 'any hot key';		result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{5001,4999,5000}'')'); RETURN NEXT;
+	test := 'any absent';		result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{-7,15000,20000,-1}'')'); RETURN NEXT;
+	test := 'any ends';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{14999,0,-1,15000,-2147483648,2147483647}'')'); RETURN NEXT;
+	test := 'any some absent';	result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{-3,8,15001,8,9,30000}'')'); RETURN NEXT;
+	test := 'any nulls only';	result := cmp('index', 'ar_btlayout_k|One-Time Filter', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{NULL,NULL}'')'); RETURN NEXT;
+	test := 'any empty';		result := cmp('index', 'ar_btlayout_k|One-Time Filter', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{}'')'); RETURN NEXT;
+	test := 'any 100';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''')'); RETURN NEXT;
+	test := 'any 1000';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
+	test := 'any + lt';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{7,8,900,5000,9000}'') AND k < 5000'); RETURN NEXT;
+	test := 'any + between';	result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') AND k BETWEEN 4000 AND 6000'); RETURN NEXT;
+	test := 'two arrays';		result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{1,2,3,5000,7}'') AND k IN (3, 5000, 8, 7)'); RETURN NEXT;
+	test := 'lt any';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k < ANY (''{40,NULL,12}'')'); RETURN NEXT;
+	test := 'int8 array';		result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{5000,4294967296,-4294967296,12,9223372036854775807}''::int8[])'); RETURN NEXT;
 	-- ordered, forward and backward, with LIMIT
-	test := 'any asc';			result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k'); RETURN NEXT;
-	test := 'any asc limit';	result := ar_cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k LIMIT 37'); RETURN NEXT;
-	test := 'any desc';			result := ar_cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k DESC', true, 'k'); RETURN NEXT;
-	test := 'any desc hot';		result := ar_cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (4999, 5000, 5001, 14999) ORDER BY k DESC', true, 'k'); RETURN NEXT;
-	test := 'any desc limit';	result := ar_cmp('index', bx || 'k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k DESC LIMIT 25'); RETURN NEXT;
-	test := 'any desc ends';	result := ar_cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{0,14999,-1,15000,NULL}'') ORDER BY k DESC', true, 'k'); RETURN NEXT;
-	test := 'any desc + gt';	result := ar_cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') AND k > 10000 ORDER BY k DESC', true, 'k'); RETURN NEXT;
+	test := 'any asc';			result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k'); RETURN NEXT;
+	test := 'any asc limit';	result := cmp('index', ix || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k LIMIT 37'); RETURN NEXT;
+	test := 'any desc';			result := cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k DESC', true, 'k'); RETURN NEXT;
+	test := 'any desc hot';		result := cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (4999, 5000, 5001, 14999) ORDER BY k DESC', true, 'k'); RETURN NEXT;
+	test := 'any desc limit';	result := cmp('index', bx || 'k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k DESC LIMIT 25'); RETURN NEXT;
+	test := 'any desc ends';	result := cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{0,14999,-1,15000,NULL}'') ORDER BY k DESC', true, 'k'); RETURN NEXT;
+	test := 'any desc + gt';	result := cmp('index', bx || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') AND k > 10000 ORDER BY k DESC', true, 'k'); RETURN NEXT;
 	-- index-only and bitmap scans
-	test := 'ios any';			result := ar_cmp('ios', io || 'k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
-	test := 'ios any desc';		result := ar_cmp('ios', iob || 'k', 'SELECT k FROM ar_%s WHERE k IN (4999, 5000, 3, 14999, -1) ORDER BY k DESC'); RETURN NEXT;
-	test := 'ios count';		result := ar_cmp('ios', io || 'k', 'SELECT count(*) FROM ar_%s WHERE k = ANY (''' || a100 || ''')'); RETURN NEXT;
-	test := 'bitmap any';		result := ar_cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
-	test := 'bitmap in hot';	result := ar_cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (5000, 3, NULL, 15000)'); RETURN NEXT;
+	test := 'ios any';			result := cmp('ios', io || 'k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
+	test := 'ios any desc';		result := cmp('ios', iob || 'k', 'SELECT k FROM ar_%s WHERE k IN (4999, 5000, 3, 14999, -1) ORDER BY k DESC'); RETURN NEXT;
+	test := 'ios count';		result := cmp('ios', io || 'k', 'SELECT count(*) FROM ar_%s WHERE k = ANY (''' || a100 || ''')'); RETURN NEXT;
+	test := 'bitmap any';		result := cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''')'); RETURN NEXT;
+	test := 'bitmap in hot';	result := cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k IN (5000, 3, NULL, 15000)'); RETURN NEXT;
 	-- (18 and later may merge the two arrays into one Bitmap Index Scan)
-	test := 'bitmap or';		result := ar_cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{3,9,14999}'') OR k = ANY (''{5000,9,-1}'')'); RETURN NEXT;
+	test := 'bitmap or';		result := cmp('bitmap', bm || 'k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''{3,9,14999}'') OR k = ANY (''{5000,9,-1}'')'); RETURN NEXT;
 	--
 	-- int8, and int4 arrays on it (cross-type)
 	--
-	test := 'int8 any';			result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{4294967303,-20000,19999,0,4294967296,NULL}''::int8[])'); RETURN NEXT;
-	test := 'int8 int4 array';	result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{-20000,19999,-20001,20000,2147483647,-2147483648,5,5}''::int4[])'); RETURN NEXT;
-	test := 'int8 int2 array';	result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{-32768,32767,100,-100,NULL}''::int2[])'); RETURN NEXT;
-	test := 'int8 int4 100';	result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a100 || '''::int4[])'); RETURN NEXT;
-	test := 'int8 int4 desc';	result := ar_cmp('index', bx || 'k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) ORDER BY k8 DESC'); RETURN NEXT;
-	test := 'int8 in mixed';	result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 IN (1::int4, 4294967310::int8, -3::int2, 17)'); RETURN NEXT;
-	test := 'int8 any + gt';	result := ar_cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) AND k8 > 12000::int4 ORDER BY k8 LIMIT 50'); RETURN NEXT;
-	test := 'int8 ios';			result := ar_cmp('ios', io || 'k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''{-1,-2,-3,4294967303}''::int8[])'); RETURN NEXT;
-	test := 'int8 bitmap';		result := ar_cmp('bitmap', bm || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[])'); RETURN NEXT;
+	test := 'int8 any';			result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{4294967303,-20000,19999,0,4294967296,NULL}''::int8[])'); RETURN NEXT;
+	test := 'int8 int4 array';	result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{-20000,19999,-20001,20000,2147483647,-2147483648,5,5}''::int4[])'); RETURN NEXT;
+	test := 'int8 int2 array';	result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''{-32768,32767,100,-100,NULL}''::int2[])'); RETURN NEXT;
+	test := 'int8 int4 100';	result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a100 || '''::int4[])'); RETURN NEXT;
+	test := 'int8 int4 desc';	result := cmp('index', bx || 'k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) ORDER BY k8 DESC'); RETURN NEXT;
+	test := 'int8 in mixed';	result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 IN (1::int4, 4294967310::int8, -3::int2, 17)'); RETURN NEXT;
+	test := 'int8 any + gt';	result := cmp('index', ix || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) AND k8 > 12000::int4 ORDER BY k8 LIMIT 50'); RETURN NEXT;
+	test := 'int8 ios';			result := cmp('ios', io || 'k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''{-1,-2,-3,4294967303}''::int8[])'); RETURN NEXT;
+	test := 'int8 bitmap';		result := cmp('bitmap', bm || 'k8', 'SELECT id, k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[])'); RETURN NEXT;
 	--
 	-- text, in the default collation and in "C"
 	--
-	test := 'text in';			result := ar_cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s IN (''v14xxxx'', ''v14xxxx'', NULL, ''v7xx'', ''v15'', ''v'', '''', ''zzz'')'); RETURN NEXT;
-	test := 'text any 100';		result := ar_cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s = ANY (''' || s100 || ''')'); RETURN NEXT;
-	test := 'text any desc';	result := ar_cmp('index', bx || 's', 'SELECT s FROM ar_%s WHERE s = ANY (''' || s100 || ''') ORDER BY s DESC'); RETURN NEXT;
-	test := 'text any + range';	result := ar_cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s = ANY (''' || s100 || ''') AND s > ''v3'' ORDER BY s LIMIT 40'); RETURN NEXT;
-	test := 'text ios';			result := ar_cmp('ios', io || 's', 'SELECT s FROM ar_%s WHERE s = ANY (''{v9999xxxx,v10xxx,v10,v1x,v19998xxx,v19999xxxx}'')'); RETURN NEXT;
-	test := 'C in';				result := ar_cmp('index', ix || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc IN (''v14xxxx'', ''v14xxxx'', NULL, ''v7xx'', ''v15'', ''v'', '''', ''zzz'')'); RETURN NEXT;
-	test := 'C any 100';		result := ar_cmp('index', ix || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''')'); RETURN NEXT;
-	test := 'C any desc';		result := ar_cmp('index', bx || 'sc', 'SELECT sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''') ORDER BY sc DESC LIMIT 150'); RETURN NEXT;
-	test := 'C bitmap';			result := ar_cmp('bitmap', bm || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''')'); RETURN NEXT;
+	test := 'text in';			result := cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s IN (''v14xxxx'', ''v14xxxx'', NULL, ''v7xx'', ''v15'', ''v'', '''', ''zzz'')'); RETURN NEXT;
+	test := 'text any 100';		result := cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s = ANY (''' || s100 || ''')'); RETURN NEXT;
+	test := 'text any desc';	result := cmp('index', bx || 's', 'SELECT s FROM ar_%s WHERE s = ANY (''' || s100 || ''') ORDER BY s DESC'); RETURN NEXT;
+	test := 'text any + range';	result := cmp('index', ix || 's', 'SELECT id, s FROM ar_%s WHERE s = ANY (''' || s100 || ''') AND s > ''v3'' ORDER BY s LIMIT 40'); RETURN NEXT;
+	test := 'text ios';			result := cmp('ios', io || 's', 'SELECT s FROM ar_%s WHERE s = ANY (''{v9999xxxx,v10xxx,v10,v1x,v19998xxx,v19999xxxx}'')'); RETURN NEXT;
+	test := 'C in';				result := cmp('index', ix || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc IN (''v14xxxx'', ''v14xxxx'', NULL, ''v7xx'', ''v15'', ''v'', '''', ''zzz'')'); RETURN NEXT;
+	test := 'C any 100';		result := cmp('index', ix || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''')'); RETURN NEXT;
+	test := 'C any desc';		result := cmp('index', bx || 'sc', 'SELECT sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''') ORDER BY sc DESC LIMIT 150'); RETURN NEXT;
+	test := 'C bitmap';			result := cmp('bitmap', bm || 'sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (''' || s100 || ''')'); RETURN NEXT;
 	--
 	-- (a, b): arrays on a, on b, on both, with inequalities, several at once
 	--
-	test := 'a any';			result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{7,3,3,-1,25,19}'')'); RETURN NEXT;
-	test := 'a any, b eq';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{7,3,0}'') AND b = 500'); RETURN NEXT;
-	test := 'a eq, b any';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = 4 AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
-	test := 'a any, b any';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{19,0,8,21,NULL}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
-	test := 'a any, b gt';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{2,5,7}'') AND b > 990'); RETURN NEXT;
-	test := 'a any, b range';	result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a IN (11, 1, 6) AND b BETWEEN 200 AND 230'); RETURN NEXT;
-	test := 'a gt, b any';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a > 15 AND b = ANY (''{3,500,999,NULL,1000}'')'); RETURN NEXT;
-	test := 'a le, b any';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a <= 2 AND b IN (0, 1, 998)'); RETURN NEXT;
-	test := 'a any any, b any';	result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,2,3,4}'') AND a IN (3, 4, 5) AND b = ANY (''{10,20,30}'') AND b < 25'); RETURN NEXT;
-	test := 'a any, b null';	result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{0,1,2}'') AND b IS NULL'); RETURN NEXT;
-	test := 'a any asc';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{13,2,9}'') ORDER BY a, b LIMIT 4000'); RETURN NEXT;
-	test := 'a any desc';		result := ar_cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{13,2,9}'') ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'a any desc, b lt';	result := ar_cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a IN (0, 19, 10) AND b < 100 ORDER BY a DESC, b DESC LIMIT 120'); RETURN NEXT;
-	test := 'a eq, b any desc';	result := ar_cmp('index', bx || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = 6 AND b = ANY (''' || b100 || ''') ORDER BY b DESC', true, 'a, b'); RETURN NEXT;
-	test := 'ab ios any any';	result := ar_cmp('ios', io || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{5,15}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
-	test := 'ab ios desc';		result := ar_cmp('ios', iob || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{5,15,20}'') AND b > 900 ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'ab bitmap';		result := ar_cmp('bitmap', bm || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,3}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
+	test := 'a any';			result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{7,3,3,-1,25,19}'')'); RETURN NEXT;
+	test := 'a any, b eq';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{7,3,0}'') AND b = 500'); RETURN NEXT;
+	test := 'a eq, b any';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = 4 AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
+	test := 'a any, b any';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{19,0,8,21,NULL}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
+	test := 'a any, b gt';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{2,5,7}'') AND b > 990'); RETURN NEXT;
+	test := 'a any, b range';	result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a IN (11, 1, 6) AND b BETWEEN 200 AND 230'); RETURN NEXT;
+	test := 'a gt, b any';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a > 15 AND b = ANY (''{3,500,999,NULL,1000}'')'); RETURN NEXT;
+	test := 'a le, b any';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a <= 2 AND b IN (0, 1, 998)'); RETURN NEXT;
+	test := 'a any any, b any';	result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,2,3,4}'') AND a IN (3, 4, 5) AND b = ANY (''{10,20,30}'') AND b < 25'); RETURN NEXT;
+	test := 'a any, b null';	result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{0,1,2}'') AND b IS NULL'); RETURN NEXT;
+	test := 'a any asc';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{13,2,9}'') ORDER BY a, b LIMIT 4000'); RETURN NEXT;
+	test := 'a any desc';		result := cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{13,2,9}'') ORDER BY a DESC, b DESC'); RETURN NEXT;
+	test := 'a any desc, b lt';	result := cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a IN (0, 19, 10) AND b < 100 ORDER BY a DESC, b DESC LIMIT 120'); RETURN NEXT;
+	test := 'a eq, b any desc';	result := cmp('index', bx || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = 6 AND b = ANY (''' || b100 || ''') ORDER BY b DESC', true, 'a, b'); RETURN NEXT;
+	test := 'ab ios any any';	result := cmp('ios', io || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{5,15}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
+	test := 'ab ios desc';		result := cmp('ios', iob || 'ab', 'SELECT a, b FROM ar_%s WHERE a = ANY (''{5,15,20}'') AND b > 900 ORDER BY a DESC, b DESC'); RETURN NEXT;
+	test := 'ab bitmap';		result := cmp('bitmap', bm || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,3}'') AND b = ANY (''' || b100 || ''')'); RETURN NEXT;
 	--
 	-- Skip-scan shapes (no qual on a, or a range on it): skip scans on 18
 	-- and later, whole-index or range scans before
 	--
-	test := 'b eq';				result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = 77'); RETURN NEXT;
-	test := 'b eq asc';			result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = 999 ORDER BY a, b'); RETURN NEXT;
-	test := 'b eq desc';		result := ar_cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE b = 0 ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'b in';				result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IN (5, 500, NULL, 999, 1000)'); RETURN NEXT;
-	test := 'b any 100';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = ANY (''' || b100 || ''')'); RETURN NEXT;
-	test := 'a between, b eq';	result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a BETWEEN 3 AND 8 AND b = 321'); RETURN NEXT;
-	test := 'a between, b in';	result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a BETWEEN 3 AND 8 AND b IN (321, 0, 17)'); RETURN NEXT;
-	test := 'a gt, b lt';		result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a > 16 AND b < 5'); RETURN NEXT;
-	test := 'a lt, b gt desc';	result := ar_cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a < 4 AND b > 995 ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'b null';			result := ar_cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IS NULL'); RETURN NEXT;
-	test := 'b ios';			result := ar_cmp('ios', io || 'ab', 'SELECT a, b FROM ar_%s WHERE b = ANY (''{1,2,3,998}'')'); RETURN NEXT;
-	test := 'b ios count';		result := ar_cmp('ios', io || 'ab', 'SELECT count(*) FROM ar_%s WHERE a >= 10 AND b = 250'); RETURN NEXT;
-	test := 'b bitmap';			result := ar_cmp('bitmap', bm || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IN (5, 6, 7)'); RETURN NEXT;
+	test := 'b eq';				result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = 77'); RETURN NEXT;
+	test := 'b eq asc';			result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = 999 ORDER BY a, b'); RETURN NEXT;
+	test := 'b eq desc';		result := cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE b = 0 ORDER BY a DESC, b DESC'); RETURN NEXT;
+	test := 'b in';				result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IN (5, 500, NULL, 999, 1000)'); RETURN NEXT;
+	test := 'b any 100';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b = ANY (''' || b100 || ''')'); RETURN NEXT;
+	test := 'a between, b eq';	result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a BETWEEN 3 AND 8 AND b = 321'); RETURN NEXT;
+	test := 'a between, b in';	result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a BETWEEN 3 AND 8 AND b IN (321, 0, 17)'); RETURN NEXT;
+	test := 'a gt, b lt';		result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE a > 16 AND b < 5'); RETURN NEXT;
+	test := 'a lt, b gt desc';	result := cmp('index', bx || 'ab', 'SELECT a, b FROM ar_%s WHERE a < 4 AND b > 995 ORDER BY a DESC, b DESC'); RETURN NEXT;
+	test := 'b null';			result := cmp('index', ix || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IS NULL'); RETURN NEXT;
+	test := 'b ios';			result := cmp('ios', io || 'ab', 'SELECT a, b FROM ar_%s WHERE b = ANY (''{1,2,3,998}'')'); RETURN NEXT;
+	test := 'b ios count';		result := cmp('ios', io || 'ab', 'SELECT count(*) FROM ar_%s WHERE a >= 10 AND b = 250'); RETURN NEXT;
+	test := 'b bitmap';			result := cmp('bitmap', bm || 'ab', 'SELECT id, a, b FROM ar_%s WHERE b IN (5, 6, 7)'); RETURN NEXT;
 	-- (x DESC NULLS FIRST, y NULLS FIRST), NULLs in both
-	test := 'y eq';				result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y = 250'); RETURN NEXT;
-	test := 'y eq order';		result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y = 0 ORDER BY x DESC NULLS FIRST, y NULLS FIRST'); RETURN NEXT;
-	test := 'y eq backward';	result := ar_cmp('index', bx || 'xy', 'SELECT x, y FROM ar_%s WHERE y = 499 ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
-	test := 'y in';				result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y IN (0, 1, 250, 499, 500, NULL)'); RETURN NEXT;
-	test := 'y null';			result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y IS NULL'); RETURN NEXT;
-	test := 'x between, y eq';	result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x BETWEEN 2 AND 5 AND y = 100'); RETURN NEXT;
-	test := 'x gt, y lt';		result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x > 4 AND y < 3'); RETURN NEXT;
-	test := 'x lt, y any back';	result := ar_cmp('index', bx || 'xy', 'SELECT x, y FROM ar_%s WHERE x < 3 AND y = ANY (''{7,8,400}'') ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
-	test := 'x null, y any';	result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x IS NULL AND y = ANY (''{1,2,3,NULL}'')'); RETURN NEXT;
-	test := 'x any, y any';		result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x = ANY (''{7,0,3,9}'') AND y = ANY (''{1,2,3,499}'')'); RETURN NEXT;
-	test := 'x any, y null';	result := ar_cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x = ANY (''{6,1}'') AND y IS NULL'); RETURN NEXT;
-	test := 'xy ios';			result := ar_cmp('ios', io || 'xy', 'SELECT x, y FROM ar_%s WHERE y = ANY (''{10,20,30}'')'); RETURN NEXT;
-	test := 'xy ios backward';	result := ar_cmp('ios', iob || 'xy', 'SELECT x, y FROM ar_%s WHERE x IS NOT NULL AND y = 42 ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
+	test := 'y eq';				result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y = 250'); RETURN NEXT;
+	test := 'y eq order';		result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y = 0 ORDER BY x DESC NULLS FIRST, y NULLS FIRST'); RETURN NEXT;
+	test := 'y eq backward';	result := cmp('index', bx || 'xy', 'SELECT x, y FROM ar_%s WHERE y = 499 ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
+	test := 'y in';				result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y IN (0, 1, 250, 499, 500, NULL)'); RETURN NEXT;
+	test := 'y null';			result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE y IS NULL'); RETURN NEXT;
+	test := 'x between, y eq';	result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x BETWEEN 2 AND 5 AND y = 100'); RETURN NEXT;
+	test := 'x gt, y lt';		result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x > 4 AND y < 3'); RETURN NEXT;
+	test := 'x lt, y any back';	result := cmp('index', bx || 'xy', 'SELECT x, y FROM ar_%s WHERE x < 3 AND y = ANY (''{7,8,400}'') ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
+	test := 'x null, y any';	result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x IS NULL AND y = ANY (''{1,2,3,NULL}'')'); RETURN NEXT;
+	test := 'x any, y any';		result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x = ANY (''{7,0,3,9}'') AND y = ANY (''{1,2,3,499}'')'); RETURN NEXT;
+	test := 'x any, y null';	result := cmp('index', ix || 'xy', 'SELECT id, x, y FROM ar_%s WHERE x = ANY (''{6,1}'') AND y IS NULL'); RETURN NEXT;
+	test := 'xy ios';			result := cmp('ios', io || 'xy', 'SELECT x, y FROM ar_%s WHERE y = ANY (''{10,20,30}'')'); RETURN NEXT;
+	test := 'xy ios backward';	result := cmp('ios', iob || 'xy', 'SELECT x, y FROM ar_%s WHERE x IS NOT NULL AND y = 42 ORDER BY x NULLS LAST, y DESC NULLS LAST'); RETURN NEXT;
 	--
 	-- Merge joins: the inner side's scan marks its position and goes back
 	-- to it for every outer row with the key of the row before.  Both sides
@@ -486,37 +346,14 @@ BEGIN
 	-- makes the inner side restores.  Around k = 5000 the inner side goes
 	-- back over many leaf pages.
 	--
-	test := 'merge';			result := ar_cmp('merge', 'Merge Join(.|\n)*' || ix || 'k(.|\n)*' || ix || 'k',
+	test := 'merge';			result := cmp('merge', 'Merge Join(.|\n)*' || ix || 'k(.|\n)*' || ix || 'k',
 		'SELECT p.id, q.id FROM ar_%1$s p JOIN ar_%1$s q ON p.k = q.k WHERE p.k = ANY (''' || a100 || ''') AND q.k = ANY (''' || a100 || ''')'); RETURN NEXT;
-	test := 'merge hot';		result := ar_cmp('merge', 'Merge Join(.|\n)*' || ix || 'k(.|\n)*' || ix || 'k',
+	test := 'merge hot';		result := cmp('merge', 'Merge Join(.|\n)*' || ix || 'k(.|\n)*' || ix || 'k',
 		'SELECT p.id, q.id FROM ar_%1$s p JOIN ar_%1$s q ON p.k = q.k WHERE p.k IN (4999, 5000, 5001) AND q.k IN (4999, 5000, 5001) AND p.id %% 10000 = 3'); RETURN NEXT;
-	test := 'merge ios';		result := ar_cmp('merge', 'Merge Join(.|\n)*' || io || 'k(.|\n)*' || io || 'k',
+	test := 'merge ios';		result := cmp('merge', 'Merge Join(.|\n)*' || io || 'k(.|\n)*' || io || 'k',
 		'SELECT p.k, count(*) FROM ar_%1$s p JOIN ar_%1$s q ON p.k = q.k WHERE p.k = ANY (''' || a1000 || ''') AND q.k = ANY (''' || a1000 || ''') GROUP BY p.k'); RETURN NEXT;
-	test := 'merge ab';			result := ar_cmp('merge', 'Merge Join(.|\n)*' || ix || 'ab(.|\n)*' || ix || 'ab',
+	test := 'merge ab';			result := cmp('merge', 'Merge Join(.|\n)*' || ix || 'ab(.|\n)*' || ix || 'ab',
 		'SELECT p.id, q.id FROM ar_%1$s p JOIN ar_%1$s q ON p.a = q.a AND p.b = q.b WHERE p.a = ANY (''{2,4}'') AND q.a = ANY (''{2,4}'') AND p.b = ANY (''' || b100 || ''') AND q.b = ANY (''' || b100 || ''')'); RETURN NEXT;
-END $$;
-
--- Only the results that are not "same", and a count of the others
-CREATE FUNCTION ar_suite_summary() RETURNS TABLE (test text, result text)
-LANGUAGE plpgsql AS $$
-DECLARE
-	r record;
-	n int := 0;
-	nsame int := 0;
-BEGIN
-	FOR r IN SELECT * FROM ar_suite() LOOP
-		n := n + 1;
-		IF r.result ~ 'same$' THEN
-			nsame := nsame + 1;
-		ELSE
-			test := r.test;
-			result := r.result;
-			RETURN NEXT;
-		END IF;
-	END LOOP;
-	test := 'total';
-	result := format('%s of %s same', nsame, n);
-	RETURN NEXT;
 END $$;
 
 -- The scroll cursors over array scans and skip-scan shapes, compared step
@@ -529,18 +366,18 @@ DECLARE
 	a1000 constant text := (SELECT array_agg((g * 7919) % 16000 ORDER BY g)::text
 							FROM generate_series(1, 1000) g);
 BEGIN
-	test := 'any';				result := ar_cursor('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k'); RETURN NEXT;
-	test := 'any 1000';			result := ar_cursor('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k'); RETURN NEXT;
-	test := 'any backward';		result := ar_cursor('index', 'Index Scan Backward using ar_btlayout_k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k DESC'); RETURN NEXT;
-	test := 'in hot';			result := ar_cursor('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k IN (4999, 5000, 5001, 3) ORDER BY k'); RETURN NEXT;
-	test := 'ios any';			result := ar_cursor('ios', 'Index Only Scan using ar_btlayout_k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k'); RETURN NEXT;
-	test := 'ios backward';		result := ar_cursor('ios', 'Index Only Scan Backward using ar_btlayout_k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) ORDER BY k8 DESC'); RETURN NEXT;
-	test := 'text';				result := ar_cursor('index', 'Index Scan using ar_btlayout_sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (ARRAY(SELECT ''v'' || g || repeat(''x'', g %% 5) FROM generate_series(1, 19999, 7) g)) ORDER BY sc'); RETURN NEXT;
-	test := 'a any, b any';		result := ar_cursor('index', 'Index Scan using ar_btlayout_ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,5,9,13}'') AND b = ANY (''' || a100 || ''')'); RETURN NEXT;
-	test := 'a any backward';	result := ar_cursor('index', 'Index Scan Backward using ar_btlayout_ab', 'SELECT a, b FROM ar_%s WHERE a IN (1, 5, 9) AND b > 850 ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'b any (skip)';		result := ar_cursor('index', 'Index Scan using ar_btlayout_ab', 'SELECT id, a, b FROM ar_%s WHERE b = ANY (''{1,100,200,300,400,500,600,700,800,900}'')'); RETURN NEXT;
-	test := 'b eq (skip) back';	result := ar_cursor('ios', 'Index Only Scan Backward using ar_btlayout_ab', 'SELECT a, b FROM ar_%s WHERE a BETWEEN 2 AND 17 AND b >= 990 ORDER BY a DESC, b DESC'); RETURN NEXT;
-	test := 'y any (skip)';		result := ar_cursor('ios', 'Index Only Scan using ar_btlayout_xy', 'SELECT x, y FROM ar_%s WHERE y = ANY (''{0,5,50,499}'') ORDER BY x DESC NULLS FIRST, y NULLS FIRST'); RETURN NEXT;
+	test := 'any';				result := cursor_cmp('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a100 || ''') ORDER BY k', 'ar_walk', true); RETURN NEXT;
+	test := 'any 1000';			result := cursor_cmp('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k', 'ar_walk', true); RETURN NEXT;
+	test := 'any backward';		result := cursor_cmp('index', 'Index Scan Backward using ar_btlayout_k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k DESC', 'ar_walk', true); RETURN NEXT;
+	test := 'in hot';			result := cursor_cmp('index', 'Index Scan using ar_btlayout_k', 'SELECT id, k FROM ar_%s WHERE k IN (4999, 5000, 5001, 3) ORDER BY k', 'ar_walk', true); RETURN NEXT;
+	test := 'ios any';			result := cursor_cmp('ios', 'Index Only Scan using ar_btlayout_k', 'SELECT k FROM ar_%s WHERE k = ANY (''' || a1000 || ''') ORDER BY k', 'ar_walk', true); RETURN NEXT;
+	test := 'ios backward';		result := cursor_cmp('ios', 'Index Only Scan Backward using ar_btlayout_k8', 'SELECT k8 FROM ar_%s WHERE k8 = ANY (''' || a1000 || '''::int4[]) ORDER BY k8 DESC', 'ar_walk', true); RETURN NEXT;
+	test := 'text';				result := cursor_cmp('index', 'Index Scan using ar_btlayout_sc', 'SELECT id, sc FROM ar_%s WHERE sc = ANY (ARRAY(SELECT ''v'' || g || repeat(''x'', g %% 5) FROM generate_series(1, 19999, 7) g)) ORDER BY sc', 'ar_walk', true); RETURN NEXT;
+	test := 'a any, b any';		result := cursor_cmp('index', 'Index Scan using ar_btlayout_ab', 'SELECT id, a, b FROM ar_%s WHERE a = ANY (''{1,5,9,13}'') AND b = ANY (''' || a100 || ''')', 'ar_walk', true); RETURN NEXT;
+	test := 'a any backward';	result := cursor_cmp('index', 'Index Scan Backward using ar_btlayout_ab', 'SELECT a, b FROM ar_%s WHERE a IN (1, 5, 9) AND b > 850 ORDER BY a DESC, b DESC', 'ar_walk', true); RETURN NEXT;
+	test := 'b any (skip)';		result := cursor_cmp('index', 'Index Scan using ar_btlayout_ab', 'SELECT id, a, b FROM ar_%s WHERE b = ANY (''{1,100,200,300,400,500,600,700,800,900}'')', 'ar_walk', true); RETURN NEXT;
+	test := 'b eq (skip) back';	result := cursor_cmp('ios', 'Index Only Scan Backward using ar_btlayout_ab', 'SELECT a, b FROM ar_%s WHERE a BETWEEN 2 AND 17 AND b >= 990 ORDER BY a DESC, b DESC', 'ar_walk', true); RETURN NEXT;
+	test := 'y any (skip)';		result := cursor_cmp('ios', 'Index Only Scan using ar_btlayout_xy', 'SELECT x, y FROM ar_%s WHERE y = ANY (''{0,5,50,499}'') ORDER BY x DESC NULLS FIRST, y NULLS FIRST', 'ar_walk', true); RETURN NEXT;
 END $$;
 
 SELECT * FROM ar_suite();
@@ -583,7 +420,7 @@ RESET enable_indexonlyscan;
 -- before VACUUM (dead tuples in the indexes), after a relayout into other
 -- layouts, and after VACUUM.
 --
-SELECT ar_both($$
+SELECT both_am($$
 INSERT INTO ar_%1$s
 SELECT 100000 + i,
 	   CASE WHEN i %% 50 = 0 THEN NULL WHEN i %% 4 = 0 THEN 5000 ELSE 6000 + (i * 13) %% 3000 END,
@@ -596,14 +433,14 @@ SELECT 100000 + i,
 	   CASE WHEN i %% 31 = 0 THEN NULL ELSE 240 + i %% 20 END
 FROM generate_series(1, 30000) i
 $$);
-SELECT ar_both('DELETE FROM ar_%s WHERE k BETWEEN 12000 AND 12600');
-SELECT ar_both('DELETE FROM ar_%s WHERE id %% 7 = 0 AND k < 3000');
-SELECT ar_both('DELETE FROM ar_%s WHERE k = 5000 AND id %% 5 = 1');
-SELECT ar_both('DELETE FROM ar_%s WHERE a = 9 AND b < 300');
-SELECT ar_both('UPDATE ar_%s SET k = k + 1, b = b + 1, y = y - 1 WHERE id %% 11 = 0 AND k BETWEEN 100 AND 400');
+SELECT both_am('DELETE FROM ar_%s WHERE k BETWEEN 12000 AND 12600');
+SELECT both_am('DELETE FROM ar_%s WHERE id %% 7 = 0 AND k < 3000');
+SELECT both_am('DELETE FROM ar_%s WHERE k = 5000 AND id %% 5 = 1');
+SELECT both_am('DELETE FROM ar_%s WHERE a = 9 AND b < 300');
+SELECT both_am('UPDATE ar_%s SET k = k + 1, b = b + 1, y = y - 1 WHERE id %% 11 = 0 AND k BETWEEN 100 AND 400');
 SELECT ar_heaps_identical();
 
-SELECT * FROM ar_suite_summary();
+SELECT * FROM suite_summary('ar_suite');
 SELECT * FROM ar_cursors() WHERE result !~ 'same$';
 
 -- other layouts, laid out again
@@ -615,11 +452,11 @@ ALTER INDEX ar_btlayout_ab SET (layout = btorder);
 ALTER INDEX ar_btlayout_xy SET (layout = veb);
 SELECT c.relname, btlayout_relayout(c.oid) > 0 AS relaid
 FROM pg_class c WHERE c.relname LIKE 'ar\_btlayout\_%' AND c.relkind = 'i' ORDER BY 1;
-SELECT * FROM ar_suite_summary();
+SELECT * FROM suite_summary('ar_suite');
 
 VACUUM ANALYZE ar_btree;
 VACUUM ANALYZE ar_btlayout;
-SELECT * FROM ar_suite_summary();
+SELECT * FROM suite_summary('ar_suite');
 SELECT * FROM ar_cursors() WHERE result !~ 'same$';
 
 -- and one more round of layouts
@@ -631,7 +468,7 @@ ALTER INDEX ar_btlayout_ab SET (layout = blocked);
 ALTER INDEX ar_btlayout_xy SET (layout = eytzinger);
 SELECT count(*) AS relaid FROM pg_class c
 WHERE c.relname LIKE 'ar\_btlayout\_%' AND c.relkind = 'i' AND btlayout_relayout(c.oid) > 0;
-SELECT * FROM ar_suite_summary();
+SELECT * FROM suite_summary('ar_suite');
 SELECT btlayout_check(c.oid, true) FROM pg_class c
 WHERE c.relname LIKE 'ar\_btlayout\_%' AND c.relkind = 'i' ORDER BY c.relname;
 
@@ -660,7 +497,7 @@ SELECT leaf_pages >= 100000 / 407 AS enough_leaves FROM btlayout_stats('ar_wide_
 CREATE FUNCTION ar_searches() RETURNS bigint LANGUAGE sql AS $$
 	SELECT layout_searches + ordinary_searches FROM btlayout_search_stats()
 $$;
--- The growth of ar_searches() over query q, forced onto plans by ar_mode(mode)
+-- The growth of ar_searches() over query q, forced onto plans by scan_mode(mode)
 -- and checked against pattern; and the query's result (a count)
 CREATE FUNCTION ar_searched(mode text, pattern text, q text,
 							OUT searches bigint, OUT answer bigint)
@@ -669,8 +506,8 @@ DECLARE
 	plan text;
 	before bigint;
 BEGIN
-	PERFORM ar_mode(mode);
-	plan := ar_plan(q);
+	PERFORM scan_mode(mode);
+	plan := plan_of(q);
 	IF plan !~ pattern THEN
 		RAISE EXCEPTION 'plan without %: %', pattern, plan;
 	END IF;
