@@ -24,6 +24,7 @@ OBJS = \
 	src/recent.o \
 	src/indexstate.o \
 	src/upper.o \
+	src/normkey.o \
 	src/scan.o \
 	src/scan_pg15.o \
 	src/scan_pg18.o

@@ -548,14 +548,14 @@ RESET enable_seqscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
--- Integer keys: the copy of an index of one integer key column keeps each
--- internal page's keys and downlinks in arrays, searched instead of the
--- page (btlayout.upper_copy_keys).  int2 with duplicates across pages
--- (pivots that keep a heap TID), int4 with NULLs (pages with a NULL pivot
--- have no keys) and int8 beyond the int4 range, probed in every scan shape
--- by arguments of their own type and of wider and narrower ones, against
--- core btree.  The same lookups with the keys and without must go the
--- same ways: a leaf the keys named wrongly fails its proof, a miss more.
+-- Integer keys: the copy of an index keeps each internal page's pivots'
+-- normalized keys and downlinks in arrays, searched instead of the page
+-- (btlayout.upper_copy_keys; normkey.c).  int2 with duplicates across
+-- pages (pivots that keep a heap TID), int4 with NULLs and int8 beyond the
+-- int4 range, probed in every scan shape by arguments of their own type
+-- and of wider and narrower ones, against core btree.  The same lookups
+-- with the keys and without must go the same ways: a leaf the keys named
+-- wrongly fails its proof, a miss more.
 CREATE TABLE ki (a int2, b int4, c int8) WITH (autovacuum_enabled = off);
 INSERT INTO ki SELECT (g / 20) % 30000 - 15000, CASE WHEN g % 97 <> 0 THEN g / 3 END,
                       (g - 150000) * 3000000000
@@ -631,7 +631,7 @@ UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
 CALL uc_reset();
 SELECT count(*) FROM ki WHERE c = 3000000000;
 SELECT key_searches() AS key_searches_copy_made_by_null, uc_hits() AS from_copy;
--- A descending column's pages are searched as pages
+-- A descending column's pages are searched by their keys too
 CREATE INDEX ki_b_desc ON ki USING btlayout (b DESC);
 DROP INDEX ki_b;
 SELECT int_shapes_wrong() AS wrong_desc;
@@ -642,8 +642,157 @@ SET enable_mergejoin = off;
 SELECT count(*) FROM generate_series(1, 2000) g JOIN ki ON ki.b = g * 47;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
-SELECT key_searches() AS key_searches_desc, uc_hits() > 1000 AS desc_from_copy;
+SELECT key_searches() > 1000 AS desc_by_keys, uc_hits() > 1000 AS desc_from_copy;
 RESET btlayout.upper_copy_keys;
+RESET enable_seqscan;
+
+-- Normalized keys of every shape that encodes (normkey.c): key columns of
+-- integers, dates and times, floats, uuid, bool, "char", oid and strings
+-- compared as bytes, in any mix, DESC, NULLS FIRST or LAST, strings past
+-- the bytes a key keeps (tl), duplicates (pivots with heap TIDs), values
+-- at each type's edges.  normkey_check(), a test function of the library,
+-- is the property test: probes made of the keys of leaf tuples (every
+-- prefix of their columns; plain, treating a truncated pivot equal on all
+-- of them as equal, and nextkey) against every tuple of the internal
+-- pages and of 8 leaves, the strings' decision against btl_compare()'s
+-- wherever the strings decide; and the search of each internal page's
+-- keys against the item the page's own items choose.
+CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
+  OUT tuples bigint, OUT pairs bigint, OUT decided bigint,
+  OUT mismatches bigint, OUT searches bigint, OUT search_mismatches bigint)
+  AS '$libdir/btlayout', 'btlayout_normkey_check' LANGUAGE C STRICT;
+CREATE TABLE nk (i2 int2, i4 int4, i8 int8, d date, ts timestamptz,
+  f4 float4, f8 float8, u uuid, b bool, ch "char", o oid,
+  tc text COLLATE "C", by bytea, bp char(6) COLLATE "C", tl text COLLATE "C")
+  WITH (autovacuum_enabled = off);
+INSERT INTO nk SELECT
+  CASE WHEN g % 101 = 0 THEN NULL WHEN g % 103 = 0 THEN -32768
+       WHEN g % 107 = 0 THEN 32767 ELSE g % 700 - 350 END,
+  CASE WHEN g % 89 = 0 THEN NULL WHEN g % 109 = 0 THEN -2147483648
+       WHEN g % 113 = 0 THEN 2147483647 ELSE g / 7 END,
+  CASE WHEN g % 127 = 0 THEN -9223372036854775808
+       WHEN g % 131 = 0 THEN 9223372036854775807 ELSE g * 7919 % 100003 * 3 END,
+  CASE WHEN g % 137 = 0 THEN 'infinity' WHEN g % 139 = 0 THEN '-infinity'
+       ELSE date '2000-01-01' + g % 5000 END,
+  CASE WHEN g % 149 = 0 THEN 'infinity' WHEN g % 151 = 0 THEN '-infinity'
+       ELSE timestamptz '2020-01-01 00:00+00' + g * interval '17 minutes' END,
+  CASE g % 11 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity'
+       WHEN 3 THEN '-Infinity' WHEN 4 THEN '0'
+       ELSE ((g % 1000 - 500) / 3.0)::float4 END,
+  CASE g % 13 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity'
+       WHEN 3 THEN '-Infinity' WHEN 4 THEN '1e-300' WHEN 5 THEN NULL
+       ELSE ((g - 30000) / 7.0)::float8 END,
+  CASE WHEN g % 157 = 0 THEN '00000000-0000-0000-0000-000000000000'
+       WHEN g % 163 = 0 THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'
+       ELSE md5((g % 20000)::text)::uuid END,
+  CASE WHEN g % 173 = 0 THEN NULL ELSE g % 3 <> 0 END,
+  chr(g % 250 + 1)::"char",
+  (CASE WHEN g % 179 = 0 THEN 4294967295 ELSE g % 5000 END)::oid,
+  CASE g % 13 WHEN 0 THEN '' WHEN 1 THEN 'ab' WHEN 2 THEN 'abc'
+       WHEN 3 THEN 'ab ' WHEN 4 THEN NULL ELSE 'k' || g % 3000 END,
+  CASE g % 9 WHEN 0 THEN '\x00'::bytea WHEN 1 THEN '\x0000'
+       WHEN 2 THEN '\x00ff' WHEN 3 THEN '\xff' WHEN 4 THEN ''
+       ELSE int4send(g % 4000) END,
+  CASE g % 5 WHEN 0 THEN 'ab  ' WHEN 1 THEN 'ab' ELSE 'b' || g % 999 END,
+  CASE WHEN g % 2 = 0 THEN repeat('x', 300) ELSE repeat('x', 248) END || g % 500
+FROM generate_series(1, 60000) g;
+CREATE TABLE nkv (LIKE nk INCLUDING ALL) WITH (autovacuum_enabled = off);
+INSERT INTO nkv SELECT * FROM nk;
+-- the same indexes on both: btlayout on nk, core btree on nkv
+DO $$
+DECLARE
+  defs text[] := ARRAY['i2', 'i4', 'i8', 'd', 'ts', 'f4', 'f8 DESC', 'u',
+    'b, i2', 'ch, o, ts', 'i4, i8', 'tc, i4', 'i4 DESC NULLS LAST, tc',
+    'tc, by, bp', 'f8 DESC, d NULLS FIRST', 'tl, i4', 'u, b', 'by DESC',
+    'bp, tc DESC NULLS LAST'];
+BEGIN
+  FOR i IN 1 .. array_length(defs, 1) LOOP
+    EXECUTE format('CREATE INDEX nk_%s ON nk USING btlayout (%s) WITH (deduplicate_items = off)',
+                   i, defs[i]);
+    EXECUTE format('CREATE INDEX nkv_%s ON nkv USING btree (%s) WITH (deduplicate_items = off)',
+                   i, defs[i]);
+  END LOOP;
+END
+$$;
+VACUUM nk, nkv;
+SELECT i.indexrelid::regclass AS index, c.decided > 1000 AS decides,
+       c.mismatches, c.searches > 0 AS searched, c.search_mismatches
+FROM pg_index i, normkey_check(i.indexrelid, 30, 47) c
+WHERE i.indrelid = 'nk'::regclass
+ORDER BY i.indexrelid;
+-- A key column without an encoding (numeric, here an expression): the
+-- index's images keep no keys, and are searched as pages
+CREATE INDEX nk_numeric ON nk USING btlayout (i4, (i8::numeric));
+SELECT * FROM normkey_check('nk_numeric', 1, 1);
+DROP INDEX nk_numeric;
+
+-- Lookups through the copy in every shape, against core btree: arguments
+-- of the column's type and of others (int8 beyond int4 and int2, float4
+-- on float8), IS NULL, nextkey and backward scans.  With keys and without,
+-- the lookups go the same ways.
+CREATE FUNCTION nk_shapes_wrong() RETURNS int LANGUAGE sql AS $$
+  SELECT answers_wrong(ARRAY[
+    'SELECT count(*) FROM %1$I WHERE i4 = %2$s AND i8 >= 0',
+    'SELECT array_agg(i4) FROM (SELECT i4 FROM %1$I WHERE i4 > %2$s ORDER BY i4 LIMIT 2) s',
+    'SELECT array_agg(i4) FROM (SELECT i4 FROM %1$I WHERE i4 <= %2$s ORDER BY i4 DESC LIMIT 2) s',
+    'SELECT count(*) FROM %1$I WHERE i4 = %2$s::int8 * 1000000',
+    'SELECT count(*) FROM %1$I WHERE i2 = %2$s',
+    'SELECT count(*) FROM %1$I WHERE i4 IS NULL AND tc > ''k'' || %2$s',
+    'SELECT array_agg(tc) FROM (SELECT tc FROM %1$I WHERE i4 = %2$s / 7 ORDER BY i4 DESC NULLS LAST, tc DESC LIMIT 3) s',
+    'SELECT count(*) FROM %1$I WHERE tc = ''k'' || %2$s AND i4 >= %2$s / 3',
+    'SELECT count(*) FROM %1$I WHERE tc = ''k'' || mod(%2$s, 3000) AND by >= int4send(mod(abs(%2$s::int8), 4000)::int4)',
+    'SELECT count(*) FROM %1$I WHERE f8 = (%2$s::int8 - 30000) / 7.0::float8',
+    'SELECT array_agg(f8) FROM (SELECT f8 FROM %1$I WHERE f8 < (%2$s::int8 - 100)::float4 ORDER BY f8 DESC LIMIT 2) s',
+    'SELECT count(*) FROM %1$I WHERE f8 = ''NaN'' AND d < date ''2000-01-01'' + mod(%2$s, 5000)::int4',
+    'SELECT count(*) FROM %1$I WHERE f4 >= mod(%2$s, 1000)::float8 / 3 - 100',
+    'SELECT count(*) FROM %1$I WHERE u = md5(mod(%2$s, 20000)::text)::uuid',
+    'SELECT count(*) FROM %1$I WHERE u = md5(mod(%2$s, 20000)::text)::uuid AND b',
+    'SELECT count(*) FROM %1$I WHERE b AND i2 = mod(%2$s, 700) - 350',
+    'SELECT count(*) FROM %1$I WHERE ch = chr(mod(abs(%2$s::int8), 250)::int4 + 1)::"char" AND o = mod(abs(%2$s::int8), 5000)::oid',
+    'SELECT count(*) FROM %1$I WHERE tl = repeat(''x'', 300 - mod(%2$s, 2)::int4 * 52) || mod(%2$s, 500) AND i4 >= 0',
+    'SELECT count(*) FROM %1$I WHERE by = int4send(mod(abs(%2$s::int8), 4000)::int4)',
+    'SELECT array_agg(bp) FROM (SELECT bp FROM %1$I WHERE bp >= ''b'' || mod(%2$s, 999) ORDER BY bp LIMIT 2) s',
+    'SELECT count(*) FROM %1$I WHERE ts = timestamptz ''2020-01-01 00:00+00'' + mod(%2$s, 100000) * interval ''17 minutes''',
+    'SELECT count(*) FROM %1$I WHERE d = date ''2000-01-01'' + mod(%2$s, 5000)::int4'],
+    ARRAY(SELECT g::text FROM generate_series(0, 70000, 1231) g
+          UNION ALL SELECT unnest(ARRAY['-1', '2147483647', '-2147483648',
+                                        '5000000000', '-5000000000'])),
+    'nk', 'nkv')
+$$;
+SET enable_seqscan = off;
+SET btlayout.upper_copy_keys = off;
+SELECT nk_shapes_wrong() AS wrong;
+CALL uc_reset();
+SELECT nk_shapes_wrong() AS wrong_without_keys;
+CREATE TEMP TABLE nk_without_keys AS
+  SELECT uc_hits() AS hits, uc_misses() AS misses;
+SET btlayout.upper_copy_keys = on;
+CALL uc_reset();
+UPDATE kc0 SET n = upper_key_searches FROM btlayout_search_stats();
+SELECT nk_shapes_wrong() AS wrong_with_keys;
+SELECT key_searches() > 1000 AS searched_by_keys, uc_hits() = w.hits AS same_hits,
+       uc_misses() = w.misses AS same_misses, uc_hits() > 1000 AS went_from_copy
+FROM nk_without_keys w;
+
+-- Wrong encodings cost only speed (btlayout.debug_normkey_scramble): every
+-- other search key's string changed, or every image's heads out of order
+-- (made anew: changing the setting drops the copies).  Every answer stays
+-- right, the leaves refusing the paths the keys chose wrongly; and the
+-- property test sees each.
+SET btlayout.debug_normkey_scramble = keys;
+CALL uc_reset();
+SELECT nk_shapes_wrong() AS wrong_keys_scrambled;
+SELECT uc_misses() > w.misses + 100 AS keys_scrambled_miss FROM nk_without_keys w;
+SELECT mismatches > 0 AS check_sees_keys FROM normkey_check('nk_11', 30, 47);
+SET btlayout.debug_normkey_scramble = pivots;
+SET btlayout.upper_copy = '4MB';
+SELECT nk_shapes_wrong() AS wrong_pivots_scrambled;
+CALL uc_reset();
+SELECT nk_shapes_wrong() AS wrong_pivots_scrambled_again;
+SELECT uc_misses() > w.misses + 100 AS pivots_scrambled_miss FROM nk_without_keys w;
+SELECT search_mismatches > 0 AS check_sees_pivots FROM normkey_check('nk_11', 30, 47);
+RESET btlayout.debug_normkey_scramble;
+SET btlayout.upper_copy = '4MB';
 RESET enable_seqscan;
 
 -- Bad values of the setting (the wording of the range error differs
@@ -657,8 +806,10 @@ END
 $$;
 SET btlayout.upper_copy = 'lots';
 
-DROP TABLE u, v, tu, ut, utv, churned, nl, nt, ki, kv, kc0, without_keys;
+DROP TABLE u, v, tu, ut, utv, churned, nl, nt, ki, kv, kc0, without_keys, nk, nkv,
+  nk_without_keys;
 DROP FUNCTION answers_wrong(text[], text[], text, text), shapes_wrong(int, int, int),
   text_shapes_wrong(int), uc_hits(), uc_misses(), url(int), absent_lookups(regclass),
-  unlogged_copy(regclass, regclass), key_searches(), int_shapes_wrong();
+  unlogged_copy(regclass, regclass), key_searches(), int_shapes_wrong(),
+  nk_shapes_wrong(), normkey_check(regclass, int, int);
 DROP PROCEDURE uc_reset(), k_lookups(int), ut_churn(int);

@@ -138,6 +138,10 @@ extern bytea *btlayout_options(Datum reloptions, bool validate);
 extern Relation btl_open_index(Oid indexoid, LOCKMODE lockmode,
 							   bool require_owner);
 
+/* stats.c */
+extern void btl_read_page_copy(Relation index, BlockNumber blkno,
+							   BufferAccessStrategy strategy, Page page);
+
 /* page.c */
 extern bool btl_page_plan(Page page, BtlLayout layout, BtlPagePlan *plan);
 extern bool btl_page_matches(Page page, const BtlPagePlan *plan);
@@ -335,35 +339,15 @@ extern BlockNumber btl_upper_start(const BtlUpperCopy *copy);
 extern bool btl_upper_copy_keys;
 extern void btl_upper_held(int64 *bytes, int64 *images);
 
-/*
- * The keys of an image's pivots, for an index of one integer key column
- * (upper.c makes them, search.c searches them): after this header, the
- * keys of the page's pivots after its minus-infinity item, in page order,
- * as int32 (int2 and int4 columns) or int64 (width); the nkeys + 1
- * downlinks of its data items, the minus-infinity item's first; and a bit
- * per key, set if its pivot holds a heap TID.
- */
-typedef struct BtlUpperKeys
-{
-	uint16		nkeys;
-	uint16		width;			/* of each key: 4 or 8 bytes */
-	uint32		downlinks;		/* offset of the downlinks from the header */
-	uint32		tids;			/* ... and of the heap TID bits (uint64s) */
-} BtlUpperKeys;
-
-#define BTL_UPPER_KEYS(k) \
-	((const char *) (k) + MAXALIGN(sizeof(BtlUpperKeys)))
-#define BTL_UPPER_DOWNLINKS(k) \
-	((const BlockNumber *) ((const char *) (k) + (k)->downlinks))
-#define BTL_UPPER_TIDS(k) \
-	((const uint64 *) ((const char *) (k) + (k)->tids))
-
+struct BtlNkKeys;
+struct BtlNkPlan;
 extern Page btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 							const char **prefix, int *prefixlen,
-							const BtlUpperKeys **keys);
+							const struct BtlNkKeys **keys);
 extern bool btl_upper_bytewise(const BtlUpperCopy *copy);
+extern const struct BtlNkPlan *btl_upper_plan(const BtlUpperCopy *copy);
 extern void btl_upper_remember(Relation rel, Buffer buf, bool top,
-							   bool bytewise, int keywidth);
+							   const struct BtlNkPlan *plan);
 
 /* scan.c */
 extern bool btlayout_gettuple(IndexScanDesc scan, ScanDirection dir);

@@ -182,25 +182,21 @@ classify(const FmgrInfo *proc, Oid collation, Form_pg_attribute attr,
 }
 
 /*
- * The kind by which an index of one ascending key column compares that
- * column with itself: its operator class's comparator, as a search key
- * of the column's own type compares.  BTL_CMP_GENERIC for any other index.
- * upper.c shapes its copy of the index's upper levels by it, so that the
- * shape does not depend on which search made the copy.  The first call for
- * an index may look the comparator's function up in the catalogs: not for
- * a caller holding a buffer's content lock.
+ * The kind by which key column i (from 0) of an index compares with
+ * itself: its operator class's comparator, as a search key of the
+ * column's own type compares.  normkey.c encodes the column by it, so that
+ * the copy of the index's upper levels has the same shape whichever search
+ * made it.  The first call for an index may look the comparator's function
+ * up in the catalogs: not for a caller holding a buffer's content lock.
  */
 BtlCmpKind
-btl_index_kind(Relation rel)
+btl_column_kind(Relation rel, int i)
 {
 	BtlArgKind	arg;
 
-	if (IndexRelationGetNumberOfKeyAttributes(rel) != 1 ||
-		(rel->rd_indoption[0] & INDOPTION_DESC) != 0)
-		return BTL_CMP_GENERIC;
-	return classify(index_getprocinfo(rel, 1, BTORDER_PROC),
-					rel->rd_indcollation[0],
-					TupleDescAttr(RelationGetDescr(rel), 0), &arg);
+	return classify(index_getprocinfo(rel, i + 1, BTORDER_PROC),
+					rel->rd_indcollation[i],
+					TupleDescAttr(RelationGetDescr(rel), i), &arg);
 }
 
 /*
@@ -337,9 +333,13 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->minwidth = off;
 	key->walkable &= key->fixed;
 
-	/* The copy's images searched by their integer keys (upper.c) */
+	/*
+	 * The copy's images searched by their normalized keys (normkey.c), if
+	 * the key has a string for them: search.c makes it when an image has
+	 * keys
+	 */
 	key->upper_keys = key->upper_copy && btl_upper_copy_keys &&
-		BtlGetUpperCopyKeys(rel) && btl_key_integer(key) != 0;
+		BtlGetUpperCopyKeys(rel);
 
 	/* The kinds the layout walk has its own code for (search.c) */
 	key->walk_kind = BTL_CMP_GENERIC;

@@ -81,8 +81,8 @@ typedef struct BtlSearchKey
 	bool		recent_buffers; /* pin pages where they were last (recent.c) */
 	bool		upper_copy;		/* start from the copy of the upper levels
 								 * (upper.c) */
-	bool		upper_keys;		/* ... searching its images' integer keys
-								 * (btl_key_integer()) */
+	bool		upper_keys;		/* ... searching its images' normalized
+								 * keys (normkey.c) */
 	bool		note_stale;		/* note stale pages for a lookup relayout */
 	int			keysz;			/* attributes in the key */
 	bool		nextkey;		/* search for the first item > key, not >= */
@@ -102,7 +102,7 @@ typedef struct BtlSearchKey
 
 extern void btl_prepare_search_key(Relation rel, BTScanInsert inskey,
 								   BtlSearchKey *key);
-extern BtlCmpKind btl_index_kind(Relation rel);
+extern BtlCmpKind btl_column_kind(Relation rel, int i);
 
 /*
  * Does the key compare its one attribute as bytes, ascending, so that it
@@ -115,40 +115,6 @@ btl_key_bytewise(const BtlSearchKey *key)
 {
 	return key->keysz == 1 && key->att[0].kind == BTL_CMP_BYTES &&
 		!key->att[0].desc;
-}
-
-/*
- * The width of the signed integers kind compares (2, 4 or 8), else 0.  The
- * kinds are by the tuple's width (compare.c checks it), whatever the
- * argument's type.
- */
-static inline int
-btl_kind_integer_width(BtlCmpKind kind)
-{
-	switch (kind)
-	{
-		case BTL_CMP_INT16:
-			return 2;
-		case BTL_CMP_INT32:
-			return 4;
-		case BTL_CMP_INT64:
-			return 8;
-		default:
-			return 0;
-	}
-}
-
-/*
- * Does the key compare its one attribute as a signed integer, ascending, so
- * that it can search the keys upper.c extracts from the pivots of an index
- * of one integer key column?  The attribute's width if so, else 0.
- */
-static inline int
-btl_key_integer(const BtlSearchKey *key)
-{
-	if (key->keysz != 1 || key->att[0].desc)
-		return 0;
-	return btl_kind_integer_width(key->att[0].kind);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "commands/defrem.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "normkey.h"
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
@@ -251,16 +252,29 @@ _PG_init(void)
 							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, btl_debug_fail_upper_alloc_assign, NULL);
 	DefineCustomBoolVariable("btlayout.upper_copy_keys",
-							 "Search the copies of upper levels by their pivots' integer keys.",
-							 "For an index of one integer key column, each internal "
-							 "page's copy keeps its pivots' keys and downlinks in arrays, "
-							 "searched instead of the page's items; off searches the "
-							 "copy's pages as pages for every index, on leaves it to "
-							 "each index's upper_copy_keys option.",
+							 "Search the copies of upper levels by their pivots' normalized keys.",
+							 "For an index whose key columns all have a normalized "
+							 "encoding, each internal page's copy keeps its pivots' keys "
+							 "as byte strings and downlinks in arrays, searched instead "
+							 "of the page's items; off searches the copy's pages as "
+							 "pages for every index, on leaves it to each index's "
+							 "upper_copy_keys option.",
 							 &btl_upper_copy_keys,
 							 true,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("btlayout.debug_normkey_scramble",
+							 "For tests: makes the normalized keys of the copies of upper levels wrong.",
+							 "keys changes every other search key's string, pivots "
+							 "puts the keys of each image made from now on out of "
+							 "order; answers must stay right, the leaves proving "
+							 "every path.",
+							 &btl_debug_normkey_scramble,
+							 BTL_NK_SCRAMBLE_OFF,
+							 btl_nk_scramble_values,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("btlayout.compare_isa",
 							 "Instruction set of the string compare core of the BIN operator classes.",

@@ -54,6 +54,7 @@
 #include "btlayout.h"
 
 #include "compare.h"
+#include "normkey.h"
 #include "walk.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -677,93 +678,26 @@ binsrch_stripped(Relation rel, const BtlSearchKey *key, Page page,
 }
 
 /*
- * name(keys, n, x): how many of the n (> 0) sorted keys of the type are
- * below x, by a binary search whose steps choose by a conditional move, not
- * a branch.
- */
-#define BTL_COUNT_BELOW(name, type) \
-static inline int \
-name(const type *keys, int n, type x) \
-{ \
-	const type *base = keys; \
-\
-	while (n > 1) \
-	{ \
-		int			half = n / 2; \
-\
-		base = base[half] < x ? base + half : base; \
-		n -= half; \
-	} \
-	return (int) (base - keys) + (*base < x); \
-}
-
-BTL_COUNT_BELOW(count_below32, int32)
-BTL_COUNT_BELOW(count_below64, int64)
-
-/* Is the pivot of key i, equal to the key, before it (downlink_by_keys())? */
-static inline bool
-equal_before(const BtlSearchKey *key, const BtlUpperKeys *keys, int i)
-{
-	return key->nextkey ||
-		(!key->truncated_equal &&
-		 (BTL_UPPER_TIDS(keys)[i / 64] & (UINT64CONST(1) << (i % 64))) == 0);
-}
-
-/*
- * The downlink the keys of an image give for a key of one integer
- * attribute (btl_key_integer()): that of the data item binsrch_page()
- * would choose on the image.  The keys are the image's pivots' after the
- * minus-infinity item, in page order (upper.c).  "Before the key" (see
- * btl_search()) is then, for each pivot, a comparison of integers: a pivot
- * whose key is below the key's is before it; one whose key is above is
- * not; one whose key equals it is before it for nextkey, and otherwise if
- * it has no heap TID and the key does not treat such a pivot as equal
- * (btl_compare_tail()).  So the pivots before the key are the keys below
- * it, then those equal to it that are before it, and the item chosen is
- * the last before the key, the minus-infinity item if no pivot is.  The
- * answer is, like the image's, one the leaf must prove.
+ * The item of an image with keys for the key: its normalized string nk
+ * searched in the keys (btl_nk_search(), which gives the argument), after
+ * a prefetch of the heads.
  */
 static BlockNumber
-downlink_by_keys(const BtlUpperKeys *keys, const BtlSearchKey *key)
+downlink_by_keys(Relation rel, const BtlSearchKey *key, BtlNormKey *nk,
+				 const BtlNkKeys *keys, Page page)
 {
-	int64		x = key->att[0].iarg;
-	int			n = keys->nkeys;
-	int			below;
-
 	btl_search_counters.upper_key_searches++;
 
 	/*
 	 * Each step of the search reads where the one before it chose, so the
-	 * keys of an image the nearer caches lack (the pages above the leaves of
-	 * a large index: 1.1 kB of keys each for int4) would cost a miss per
+	 * heads of an image the nearer caches lack (the pages above the leaves
+	 * of a large index: 1.1 kB of heads for int4) would cost a miss per
 	 * step, one after another.  Ask for all their lines at once.
 	 */
 	if (key->prefetch)
-		prefetch_lines(BTL_UPPER_KEYS(keys),
-					   BTL_UPPER_KEYS(keys) + n * keys->width, INT_MAX);
-	if (n == 0)
-		below = 0;
-	else if (keys->width == 8)
-	{
-		const int64 *k = (const int64 *) BTL_UPPER_KEYS(keys);
-
-		below = count_below64(k, n, x);
-		while (below < n && k[below] == x && equal_before(key, keys, below))
-			below++;
-	}
-	else if (x > PG_INT32_MAX)
-		below = n;
-	else if (x < PG_INT32_MIN)
-		below = 0;
-	else
-	{
-		const int32 *k = (const int32 *) BTL_UPPER_KEYS(keys);
-
-		below = count_below32(k, n, (int32) x);
-		while (below < n && k[below] == x && equal_before(key, keys, below))
-			below++;
-	}
-	return BTL_UPPER_DOWNLINKS(keys)[below];
+		prefetch_lines(BTL_NK_HEADS(keys),
+					   BTL_NK_HEADS(keys) + keys->nkeys * keys->width, INT_MAX);
+	return BTL_NK_DOWNLINKS(keys)[btl_nk_search(keys, nk, key, rel, page)];
 }
 
 /*
@@ -787,6 +721,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	BlockNumber blkno;
 	uint32		level;
 	Buffer		buf;
+	BtlNormKey	nk;
+	int			has_nk = 0;		/* made: 1; has none: -1 */
 
 	if (copy == NULL ||
 		(btl_upper_bytewise(copy) && !btl_key_bytewise(key)))
@@ -802,7 +738,7 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	{
 		const char *prefix;
 		int			prefixlen = 0;
-		const BtlUpperKeys *keys = NULL;
+		const BtlNkKeys *keys = NULL;
 		Page		page = btl_upper_page(copy, blkno, &prefix, &prefixlen,
 										  &keys);
 		Buffer		ibuf = InvalidBuffer;
@@ -840,8 +776,11 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		if (BufferIsValid(ibuf))
 			btl_test_for_old_snapshot(snapshot, rel, page);
 		level = opaque->btpo_level - 1;
-		if (keys != NULL && key->upper_keys)
-			blkno = downlink_by_keys(keys, key);
+		/* The key's normalized string, made for the first image with keys */
+		if (keys != NULL && has_nk == 0 && key->upper_keys)
+			has_nk = btl_nk_make_key(btl_upper_plan(copy), key, &nk) ? 1 : -1;
+		if (keys != NULL && has_nk > 0)
+			blkno = downlink_by_keys(rel, key, &nk, keys, page);
 		else
 		{
 			if (prefixlen > 0)
@@ -917,7 +856,7 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 {
 	Buffer		buf;
 	bool		top = true;
-	BtlCmpKind	shape = BTL_CMP_GENERIC;
+	BtlNkPlan	plan;
 
 	if (key->upper_copy)
 	{
@@ -925,7 +864,7 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		if (BufferIsValid(buf))
 			return buf;
 		/* the shape of a new copy, worked out before any page is locked */
-		shape = btl_index_kind(rel);
+		btl_nk_plan_of(rel, &plan);
 	}
 
 	buf = btl_getroot(rel, BT_READ);
@@ -948,8 +887,7 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 			break;
 
 		if (key->upper_copy)
-			btl_upper_remember(rel, buf, top, shape == BTL_CMP_BYTES,
-							   btl_kind_integer_width(shape));
+			btl_upper_remember(rel, buf, top, &plan);
 		top = false;
 		offnum = btl_binsrch(rel, key, buf);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));

@@ -50,9 +50,9 @@ static const char *const page_kind_names[] = {
 };
 
 /* Copy block blkno of the index into page, under a share lock */
-static void
-read_page_copy(Relation index, BlockNumber blkno, BufferAccessStrategy strategy,
-			   Page page)
+void
+btl_read_page_copy(Relation index, BlockNumber blkno,
+				   BufferAccessStrategy strategy, Page page)
 {
 	Buffer		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno,
 										 RBM_NORMAL, strategy);
@@ -131,7 +131,7 @@ btlayout_stats(PG_FUNCTION_ARGS)
 		int			inserted;
 
 		CHECK_FOR_INTERRUPTS();
-		read_page_copy(index, blkno, strategy, page.data);
+		btl_read_page_copy(index, blkno, strategy, page.data);
 		kind = page_kind(index, blkno, page.data);
 		kinds[kind]++;
 		if (kind != BTL_PAGE_ROOT && kind != BTL_PAGE_INTERNAL &&
@@ -236,7 +236,7 @@ btlayout_page(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block number " INT64_FORMAT " is out of range for index \"%s\"",
 						blkno, RelationGetRelationName(index))));
-	read_page_copy(index, (BlockNumber) blkno, NULL, page.data);
+	btl_read_page_copy(index, (BlockNumber) blkno, NULL, page.data);
 	kind = page_kind(index, (BlockNumber) blkno, page.data);
 	live = (kind == BTL_PAGE_ROOT || kind == BTL_PAGE_INTERNAL ||
 			kind == BTL_PAGE_LEAF);

@@ -38,20 +38,21 @@
  * A copy made so serves only keys that compare as bytes (search.c); any
  * other key takes the ordinary descent.
  *
- * Keys: for an index of one integer key column (int2, int4, int8, and
- * the types that compare as those: date, timestamps, time, money),
- * ascending, an image also holds its pivots' keys in an array, their
- * downlinks in another and a bit per pivot saying whether it keeps a heap
- * TID (make_keys()): a search of a few cache lines of 4- or 8-byte keys
- * instead of the page's items, their line pointers and tuples
- * (downlink_by_keys() in search.c, which gives the argument).  The keys
- * are made from the page under its lock with the image; a page whose items
- * are not one such pivot after the minus-infinity item each, without
- * NULLs, in nondecreasing order, gets none, and its image is searched as a
- * page.  btlayout.upper_copy_keys = off, or the index option
- * upper_copy_keys = off, searches every image as a page (compare.c
- * decides, per search key).  Both shapes, keys and prefixes, are the
- * index's (btl_index_kind() in compare.c), whichever search makes a copy.
+ * Keys: for an index whose key columns all have a normalized encoding
+ * (normkey.c: integers, date and time types, oid, bool, "char", floats,
+ * uuid, and strings compared as bytes, in any number of columns, DESC,
+ * NULLS FIRST or LAST), but for the one column of bytes above, an image
+ * also holds its pivots' normalized keys: the bytes they all share once,
+ * then a 4- or 8-byte head per pivot and the downlinks in arrays, a
+ * search of a few cache lines instead of the page's items, their line
+ * pointers and tuples (btl_nk_search(), which gives the argument).  The
+ * keys are made from the page under its lock with the image, by byte
+ * encodings only; a page whose items are not pivots the encoding takes
+ * gets none, and its image is searched as a page.
+ * btlayout.upper_copy_keys = off, or the index option upper_copy_keys =
+ * off, searches every image as a page (compare.c decides, per search
+ * key).  Both shapes, keys and prefixes, are the index's (btl_nk_plan_of()
+ * in normkey.c), whichever search makes a copy.
  *
  * Memory: one memory context holds every copy of the backend, each hung
  * on its index's entry (indexstate.c), with no limit on how many indexes
@@ -85,6 +86,7 @@
 
 #include "common/hashfn.h"
 #include "compare.h"
+#include "normkey.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
@@ -109,8 +111,8 @@ typedef struct UpperImage
 	uint32		size;			/* bytes of the whole image, header included */
 	uint16		prefixoff;		/* where the prefix is, from the page */
 	uint16		prefixlen;
-	uint32		keysoff;		/* where its keys are, from the image; 0:
-								 * none */
+	uint32		keysoff;		/* where its keys (BtlNkKeys) are, from the
+								 * image; 0: none */
 	bool		logged;			/* made while the index was WAL-logged */
 } UpperImage;
 
@@ -124,8 +126,8 @@ typedef struct UpperImage
 struct BtlUpperCopy
 {
 	bool		bytewise;		/* keys stored without their page's prefix */
-	int			keywidth;		/* images have keys (make_keys()) of an
-								 * integer column this wide; 0: none */
+	BtlNkPlan	plan;			/* images have normalized keys of this
+								 * encoding; plan.ncols 0: none */
 	BlockNumber start;			/* the top page descents searched last */
 	uint32		nslots;
 	uint32		npages;
@@ -331,12 +333,12 @@ slot_of(const BtlUpperCopy *copy, BlockNumber blkno)
  * The image of block blkno in the copy, or NULL if it holds none (as for
  * InvalidBlockNumber, the start of a copy made below the top of a descent,
  * which marks empty slots).  Its keys were stored without the *prefixlen
- * bytes at *prefix (0: whole); *keys are its pivots' keys, or NULL if it
- * has none (make_keys()).  The image counts as used by this lookup.
+ * bytes at *prefix (0: whole); *keys are its pivots' normalized keys, or
+ * NULL if it has none.  The image counts as used by this lookup.
  */
 Page
 btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
-			   const char **prefix, int *prefixlen, const BtlUpperKeys **keys)
+			   const char **prefix, int *prefixlen, const BtlNkKeys **keys)
 {
 	for (uint32 s = slot_of(copy, blkno);; s = (s + 1) & (copy->nslots - 1))
 	{
@@ -350,7 +352,7 @@ btl_upper_page(const BtlUpperCopy *copy, BlockNumber blkno,
 			*prefix = (const char *) IMAGE_PAGE(img) + img->prefixoff;
 			*prefixlen = img->prefixlen;
 			*keys = img->keysoff == 0 ? NULL :
-				(const BtlUpperKeys *) ((const char *) img + img->keysoff);
+				(const BtlNkKeys *) ((const char *) img + img->keysoff);
 			return IMAGE_PAGE(img);
 		}
 	}
@@ -361,6 +363,13 @@ bool
 btl_upper_bytewise(const BtlUpperCopy *copy)
 {
 	return copy->bytewise;
+}
+
+/* How the keys of the copy's images are encoded (ncols 0: they have none) */
+const BtlNkPlan *
+btl_upper_plan(const BtlUpperCopy *copy)
+{
+	return &copy->plan;
 }
 
 /* The empty hash table of nslots slots of a copy */
@@ -383,14 +392,15 @@ alloc_table(uint32 nslots, BlockNumber **blknos, UpperImage ***images)
 }
 
 /*
- * Make the (empty) copy of the index whose entry is state.  bytewise: its
- * keys may be stored without their page's prefix; keywidth: the width of
- * the integer key column whose keys its images hold, 0 if none.  Both are
- * the index's (btl_upper_remember()).  Everything is allocated before the
- * copy is hung on the entry: an allocation that fails leaves none.
+ * Make the (empty) copy of the index whose entry is state, whose key
+ * columns encode by plan (btl_upper_remember()).  An index of one
+ * ascending column compared as bytes has its keys stored without their
+ * page's prefix, and no normalized keys; any other whose columns all
+ * encode has those.  Everything is allocated before the copy is hung on
+ * the entry: an allocation that fails leaves none.
  */
 static BtlUpperCopy *
-new_copy(BtlIndexState *state, bool bytewise, int keywidth)
+new_copy(BtlIndexState *state, const BtlNkPlan *plan)
 {
 	BtlUpperCopy *copy = upper_alloc(sizeof(BtlUpperCopy));
 
@@ -406,8 +416,11 @@ new_copy(BtlIndexState *state, bool bytewise, int keywidth)
 	PG_END_TRY();
 	copy->nslots = 16;
 	copy->npages = 0;
-	copy->bytewise = bytewise;
-	copy->keywidth = keywidth;
+	copy->bytewise = plan->ncols == 1 && plan->kind[0] == BTL_CMP_BYTES &&
+		!plan->desc[0];
+	copy->plan = *plan;
+	if (copy->bytewise)
+		copy->plan.ncols = 0;
 	copy->start = InvalidBlockNumber;
 	state->copy = copy;
 	return copy;
@@ -592,134 +605,6 @@ stripped_len(const IndexTuple itup, int n)
 	return len;
 }
 
-/* The key of pivot itup, of an integer column of width bytes */
-static inline int64
-pivot_int(IndexTuple itup, int width)
-{
-	const char *p = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
-
-	switch (width)
-	{
-		case 2:
-			{
-				int16		v;
-
-				memcpy(&v, p, sizeof(v));
-				return v;
-			}
-		case 4:
-			{
-				int32		v;
-
-				memcpy(&v, p, sizeof(v));
-				return v;
-			}
-		default:
-			{
-				int64		v;
-
-				memcpy(&v, p, sizeof(v));
-				return v;
-			}
-	}
-}
-
-/*
- * How many keys internal page src (checked by make_image()) gives for a
- * copy of an index of one integer key column of width bytes: its data
- * items after the first, which must be the minus-infinity item (a pivot
- * without attributes), each a pivot holding its key and no NULL, the keys
- * not decreasing.  -1 if the page is not so: its image is then searched as
- * a page.
- */
-static int
-count_keys(Page src, int width)
-{
-	BTPageOpaque opaque = BTPageGetOpaque(src);
-	OffsetNumber first = P_FIRSTDATAKEY(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
-	int64		last = PG_INT64_MIN;
-
-	if (P_ISLEAF(opaque) || maxoff < first)
-		return -1;
-	for (OffsetNumber i = first; i <= maxoff; i++)
-	{
-		ItemId		iid = PageGetItemId(src, i);
-		IndexTuple	itup;
-		int			natts;
-		int64		key;
-
-		if (!ItemIdHasStorage(iid))
-			return -1;
-		itup = (IndexTuple) (src + ItemIdGetOffset(iid));
-		if (!BTreeTupleIsPivot(itup))
-			return -1;
-		natts = ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK;
-		if (i == first)
-		{
-			if (natts != 0)
-				return -1;
-			continue;
-		}
-		if (natts != 1 || IndexTupleHasNulls(itup) ||
-			ItemIdGetLength(iid) < MAXALIGN(sizeof(IndexTupleData)) + width)
-			return -1;
-		key = pivot_int(itup, width);
-		if (key < last)
-			return -1;
-		last = key;
-	}
-	return maxoff - first;
-}
-
-/* The bytes of nkeys keys of width bytes (BtlUpperKeys) */
-static inline Size
-keys_size(int nkeys, int width)
-{
-	return MAXALIGN(sizeof(BtlUpperKeys)) +
-		MAXALIGN(nkeys * (width == 8 ? 8 : 4)) +
-		MAXALIGN((nkeys + 1) * sizeof(BlockNumber)) +
-		(nkeys + 63) / 64 * sizeof(uint64);
-}
-
-/*
- * Write at keys the nkeys keys (count_keys()) of internal page src, of an
- * integer column of width bytes, with its data items' downlinks and which
- * pivots hold a heap TID.
- */
-static void
-make_keys(Page src, int width, int nkeys, BtlUpperKeys *keys)
-{
-	OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(src));
-	char	   *k = (char *) BTL_UPPER_KEYS(keys);
-	BlockNumber *downlinks;
-	uint64	   *tids;
-
-	keys->nkeys = (uint16) nkeys;
-	keys->width = width == 8 ? 8 : 4;
-	keys->downlinks = MAXALIGN(sizeof(BtlUpperKeys)) +
-		MAXALIGN(nkeys * keys->width);
-	keys->tids = keys->downlinks + MAXALIGN((nkeys + 1) * sizeof(BlockNumber));
-	downlinks = (BlockNumber *) ((char *) keys + keys->downlinks);
-	tids = (uint64 *) ((char *) keys + keys->tids);
-	memset(tids, 0, (nkeys + 63) / 64 * sizeof(uint64));
-	for (int j = 0; j <= nkeys; j++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(src,
-													PageGetItemId(src, first + j));
-
-		downlinks[j] = BTreeTupleGetDownLink(itup);
-		if (j == 0)
-			continue;
-		if (keys->width == 8)
-			((int64 *) k)[j - 1] = pivot_int(itup, width);
-		else
-			((int32 *) k)[j - 1] = (int32) pivot_int(itup, width);
-		if (BTreeTupleGetHeapTID(itup) != NULL)
-			tids[(j - 1) / 64] |= UINT64CONST(1) << ((j - 1) % 64);
-	}
-}
-
 /*
  * Make the image of internal page src (read-locked by the caller); NULL if
  * the page's header or line pointers are not those of an index
@@ -737,10 +622,12 @@ make_keys(Page src, int width, int nkeys, BtlUpperKeys *keys)
  * holds the rest of its key (with its heap TID, if it has one): for keys
  * compared as bytes, a key that starts with that prefix compares with the
  * rest of a pivot as it compares with the whole pivot, and a key that does
- * not is below or above every pivot of the page (search.c).
+ * not is below or above every pivot of the page (search.c).  With a plan
+ * of some columns, the pivots' normalized keys follow, if the page has
+ * them (btl_nk_measure() in normkey.c).
  */
 static UpperImage *
-make_image(Page src, bool bytewise, int keywidth)
+make_image(Relation rel, Page src, bool bytewise, const BtlNkPlan *plan)
 {
 	PageHeader	hdr = (PageHeader) src;
 	ImageItem	items[MaxIndexTuplesPerPage];
@@ -752,7 +639,8 @@ make_image(Page src, bool bytewise, int keywidth)
 	int			pos;
 	Size		size;
 	Size		keysoff;
-	int			nkeys = -1;
+	BtlNkBuild	build;
+	Size		keyssize = 0;
 	UpperImage *img;
 	Page		page;
 
@@ -823,20 +711,19 @@ make_image(Page src, bool bytewise, int keywidth)
 	size = MAXALIGN(sizeof(UpperImage)) + pos +
 		MAXALIGN(sizeof(BTPageOpaqueData)) + prefixlen;
 	keysoff = MAXALIGN(size);
-	if (keywidth != 0)
-		nkeys = count_keys(src, keywidth);
-	if (nkeys >= 0)
-		size = keysoff + keys_size(nkeys, keywidth);
+	if (plan->ncols > 0)
+		keyssize = btl_nk_measure(rel, plan, src, &build);
+	if (keyssize > 0)
+		size = keysoff + keyssize;
 
 	img = upper_alloc(size);
 	img->size = (uint32) size;
 	img->prefixlen = (uint16) prefixlen;
 	img->keysoff = 0;
-	if (nkeys >= 0)
+	if (keyssize > 0)
 	{
 		img->keysoff = (uint32) keysoff;
-		make_keys(src, keywidth, nkeys,
-				  (BtlUpperKeys *) ((char *) img + keysoff));
+		btl_nk_write(&build, src, (BtlNkKeys *) ((char *) img + keysoff));
 	}
 	page = IMAGE_PAGE(img);
 	memcpy(page, src, hdr->pd_lower);
@@ -917,17 +804,15 @@ page_digest(Page page)
 /*
  * An ordinary descent read internal page blkno of rel (buf, read-locked by
  * the caller): keep its image.  top says it is the first page the descent
- * searched, where the copy's descents will start.  bytewise and keywidth
- * are the shape of a new copy, the index's whatever the descent's key
- * (btl_index_kind() in compare.c: whether the index's one key column
- * compares as bytes, and the width of the integers it compares as).  The
- * caller works them out before it locks a page: the first time for an
- * index, that may read the catalogs (for the comparator's function), which
- * no one does while holding a buffer's content lock.
+ * searched, where the copy's descents will start.  plan is how the
+ * index's key columns encode, the shape of a new copy, the index's whatever
+ * the descent's key (btl_nk_plan_of() in normkey.c).  The caller works it
+ * out before it locks a page: the first time for an index, that may read
+ * the catalogs (for the comparators' functions), which no one does while
+ * holding a buffer's content lock.
  */
 void
-btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
-				   int keywidth)
+btl_upper_remember(Relation rel, Buffer buf, bool top, const BtlNkPlan *plan)
 {
 	BtlIndexState *state;
 	BtlUpperCopy *copy;
@@ -956,7 +841,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 		 */
 		if (!btl_upper_can_grow())
 			return;
-		copy = new_copy(state, bytewise, keywidth);
+		copy = new_copy(state, plan);
 	}
 	if (top)
 		copy->start = blkno;
@@ -992,7 +877,7 @@ btl_upper_remember(Relation rel, Buffer buf, bool top, bool bytewise,
 	if (!btl_upper_can_grow())
 		return;
 
-	img = make_image(BufferGetPage(buf), copy->bytewise, copy->keywidth);
+	img = make_image(rel, BufferGetPage(buf), copy->bytewise, &copy->plan);
 	if (img == NULL)
 		return;
 	img->version = version;

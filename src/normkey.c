@@ -1,0 +1,857 @@
+/*-------------------------------------------------------------------------
+ *
+ * normkey.c
+ *	  Normalized keys: each key a byte string that memcmp() orders as the
+ *	  index orders keys, for every index whose key columns all have such
+ *	  an encoding.  This file owns the encodings, the keys an image of the
+ *	  copy of the upper levels keeps (made under the page's lock with the
+ *	  image, upper.c), their search (called by search.c), and
+ *	  btlayout_normkey_check(), the property test of all of it.
+ *
+ * The string of a tuple or a search key is, column after column, a marker
+ * byte and, for a value, its encoding:
+ *
+ *	0x01	NULL, in a NULLS FIRST column
+ *	0x02	(search keys only) an argument below every value of the column
+ *	0x03	a value, then its encoding
+ *	0x04	(search keys only) an argument above every value of the column
+ *	0x05	NULL, in a NULLS LAST column
+ *
+ * A value's encoding is prefix-free (fixed width, or terminated) and
+ * memcmp() orders encodings as the column's comparator orders values;
+ * DESC complements every byte of it (which reverses the order of
+ * prefix-free strings), not the marker: NULLS FIRST and LAST name places
+ * in the index's order whatever its direction.  So the strings of two
+ * tuples compare at their first differing byte as the tuples compare at
+ * their first differing column, and a string that is a proper prefix of
+ * another is that of a tuple whose attributes (all it has) equal the
+ * other's first ones.  A search key's string ends after a 0x02 or 0x04
+ * marker: that column decides against every pivot that has it.
+ *
+ * The encodings, by the comparison kind of the column's operator class
+ * (classify() in compare.c):
+ *
+ *	integers (int2, int4, int8, and date, time, timestamps, money, which
+ *	compare as those): two's complement, big-endian, sign bit flipped, in
+ *	the column's width; oid, bool and "char": unsigned, big-endian;
+ *	float4 and float8: as float8 (float4 widens exactly), -0 as +0 and
+ *	every NaN as one, the sign bit set for positives and every bit
+ *	complemented for negatives, which orders -Inf < ... < +Inf < NaN as
+ *	the float comparators do; uuid: its 16 bytes; strings compared as
+ *	bytes (text and varchar under "C", bpchar without its trailing spaces,
+ *	bytea, the BIN classes): the bytes with 0x00 escaped as 0x00 0xFF, then
+ *	0x00 0x00.
+ *
+ * A search key's argument of another type than the column's is encoded
+ * into the column's domain by the kind its comparator has (compare.c):
+ * integers of any width, out of the column's range as 0x02 or 0x04;
+ * float4 against float8 either way, exactly.  Any other comparator
+ * (another collation, a type without an encoding) leaves the key without
+ * a string, and the images are searched as pages.
+ *
+ * How a string decides "is pivot P before key K" (btl_compare(K, P) >=
+ * cmpval, the test by which _bt_binsrch() passes a pivot): pad P's string
+ * with 0x00 bytes and K's with 0x00, or 0xFF for nextkey, and compare the
+ * padded strings.  If P's is below, P is before K; if above, it is not; if
+ * they are equal, the strings say nothing and the item decides.  Why, at
+ * the first byte where they differ:
+ *
+ *	- both strings have it: the columns before are equal, and this one
+ *	  differs as the bytes do (markers order NULLs, values and the 0x02
+ *	  and 0x04 arguments as _bt_compare() does);
+ *	- only K's has it (P's string is a proper prefix of K's, its 0x00
+ *	  padding below K's byte): P has fewer attributes than K, all equal
+ *	  to K's first, and _bt_compare() puts such a pivot (its truncated
+ *	  attributes minus infinity) before K;
+ *	- only P's has it: K's attributes equal P's first and P has more;
+ *	  _bt_compare() returns 0, "before" exactly for nextkey, when K's 0xFF
+ *	  padding is above P's byte; otherwise K's 0x00 is below it;
+ *	- neither has it: only with nextkey (0xFF against 0x00); the strings
+ *	  are equal, so are the attributes, and _bt_compare() returns 0 or 1,
+ *	  both "before" for nextkey.
+ *
+ * A string is made to at most BTL_NK_KEYMAX bytes; one cut there has its
+ * real bytes as far as any image reads (an image's prefix and heads end
+ * within BTL_NK_KEYMAX), so the rule holds for cut strings too.
+ *
+ * An image's keys (BtlNkKeys) hold the bytes its pivots' strings share,
+ * once, and of each pivot the next 4 or 8 bytes, its head, as an unsigned
+ * integer: a head below the key's is a pivot before the key, above it one
+ * that is not, and the pivots whose heads equal the key's are decided
+ * through the image's items, by btl_compare().  So the search of an image
+ * (btl_nk_search()) gives exactly the item _bt_binsrch() would choose on
+ * the page the image was made of, whatever the key; under a wrong encoding
+ * (a bug, btlayout.debug_normkey_scramble) it gives some item of the
+ * image, whose downlink the leaf must prove, as every answer of the copy
+ * (btl_search()).  Answers never rest on the encoding.
+ *
+ * src/normkey.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "btlayout.h"
+
+#include "access/relation.h"
+#include "common/pg_prng.h"
+#include "funcapi.h"
+#include "normkey.h"
+#include "storage/bufmgr.h"
+#include "utils/float.h"
+#include "utils/guc.h"
+
+/* The markers */
+#define NK_NULL_FIRST	0x01
+#define NK_BELOW		0x02
+#define NK_VALUE		0x03
+#define NK_ABOVE		0x04
+#define NK_NULL_LAST	0x05
+
+/* GUC btlayout.debug_normkey_scramble */
+int			btl_debug_normkey_scramble = BTL_NK_SCRAMBLE_OFF;
+
+const struct config_enum_entry btl_nk_scramble_values[] = {
+	{"off", BTL_NK_SCRAMBLE_OFF, false},
+	{"keys", BTL_NK_SCRAMBLE_KEYS, false},
+	{"pivots", BTL_NK_SCRAMBLE_PIVOTS, false},
+	{NULL, 0, false}
+};
+
+/*
+ * The plan of rel's key columns (see BtlNkPlan).  Reads the catalogs the
+ * first time for an index (its comparators): not under a buffer lock.
+ */
+void
+btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
+{
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	plan->ncols = 0;
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		BtlCmpKind	kind = btl_column_kind(rel, i);
+
+		if (kind == BTL_CMP_GENERIC)
+			return;
+		plan->kind[i] = (uint8) kind;
+		plan->desc[i] = (rel->rd_indoption[i] & INDOPTION_DESC) != 0;
+		plan->nulls_first[i] = (rel->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+	}
+	plan->ncols = nkeyatts;
+}
+
+/* A string being made: at most cap bytes are kept, and then it is cut */
+typedef struct NkOut
+{
+	uint8	   *buf;
+	int			len;
+	int			cap;
+} NkOut;
+
+static inline void
+nk_byte(NkOut *o, uint8 b)
+{
+	if (o->len < o->cap)
+		o->buf[o->len++] = b;
+}
+
+/* n bytes, complemented for DESC */
+static inline void
+nk_bytes(NkOut *o, const uint8 *p, int n, bool desc)
+{
+	uint8		flip = desc ? 0xFF : 0x00;
+
+	n = Min(n, o->cap - o->len);
+	for (int i = 0; i < n; i++)
+		o->buf[o->len + i] = p[i] ^ flip;
+	o->len += n;
+}
+
+/* The low width bytes of u, big-endian */
+static inline void
+nk_uint(NkOut *o, uint64 u, int width, bool desc)
+{
+	uint8		b[8];
+
+	for (int i = 0; i < width; i++)
+		b[i] = (uint8) (u >> (8 * (width - 1 - i)));
+	nk_bytes(o, b, width, desc);
+}
+
+static inline int
+int_width(BtlCmpKind kind)
+{
+	return kind == BTL_CMP_INT16 ? 2 : kind == BTL_CMP_INT32 ? 4 : 8;
+}
+
+/*
+ * A signed integer of a column of the kind: 0x03 and its encoding, or, for
+ * an argument out of the column's range, the marker that says which side
+ * of every value it lies on (false: the string ends there).
+ */
+static inline bool
+nk_int(NkOut *o, int64 v, BtlCmpKind kind, bool desc)
+{
+	int			width = int_width(kind);
+
+	if (width < 8)
+	{
+		int64		max = (INT64CONST(1) << (8 * width - 1)) - 1;
+
+		if (v > max || v < -max - 1)
+		{
+			nk_byte(o, (v > max) != desc ? NK_ABOVE : NK_BELOW);
+			return false;
+		}
+	}
+	nk_byte(o, NK_VALUE);
+	nk_uint(o, (uint64) v ^ (UINT64CONST(1) << (8 * width - 1)), width, desc);
+	return true;
+}
+
+/* A float, as the float comparators order them */
+static inline void
+nk_float(NkOut *o, double d, bool desc)
+{
+	uint64		u;
+
+	if (isnan(d))
+		d = get_float8_nan();
+	else if (d == 0.0)
+		d = 0.0;				/* -0 as +0 */
+	memcpy(&u, &d, sizeof(u));
+	u = (u & (UINT64CONST(1) << 63)) ? ~u : u | (UINT64CONST(1) << 63);
+	nk_byte(o, NK_VALUE);
+	nk_uint(o, u, 8, desc);
+}
+
+/* Bytes compared as bytes, then by length: 0x00 escaped, then 0x00 0x00 */
+static inline void
+nk_string(NkOut *o, const char *s, int len, bool desc)
+{
+	static const uint8 zero_escape[2] = {0x00, 0xFF};
+	static const uint8 terminator[2] = {0x00, 0x00};
+	int			start = 0;
+
+	nk_byte(o, NK_VALUE);
+	for (int i = 0; i < len && o->len < o->cap; i++)
+	{
+		if (s[i] != '\0')
+			continue;
+		nk_bytes(o, (const uint8 *) s + start, i - start, desc);
+		nk_bytes(o, zero_escape, 2, desc);
+		start = i + 1;
+	}
+	nk_bytes(o, (const uint8 *) s + start, len - start, desc);
+	nk_bytes(o, terminator, 2, desc);
+}
+
+/*
+ * The string of the first natts attributes of itup into buf (cap bytes):
+ * its length, or -1 if an attribute has no encoding here (a varlena not
+ * stored plainly).  Reads the tuple as _bt_compare() does.
+ */
+static int
+nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
+				int natts, uint8 *buf, int cap)
+{
+	NkOut		o = {buf, 0, cap};
+
+	for (int i = 0; i < natts && o.len < o.cap; i++)
+	{
+		BtlCmpKind	kind = (BtlCmpKind) plan->kind[i];
+		bool		dsc = plan->desc[i];
+		bool		isnull;
+		Datum		d = index_getattr(itup, i + 1, desc, &isnull);
+
+		if (isnull)
+		{
+			nk_byte(&o, plan->nulls_first[i] ? NK_NULL_FIRST : NK_NULL_LAST);
+			continue;
+		}
+		switch (kind)
+		{
+			case BTL_CMP_INT16:
+				nk_int(&o, DatumGetInt16(d), kind, dsc);
+				break;
+			case BTL_CMP_INT32:
+				nk_int(&o, DatumGetInt32(d), kind, dsc);
+				break;
+			case BTL_CMP_INT64:
+				nk_int(&o, DatumGetInt64(d), kind, dsc);
+				break;
+			case BTL_CMP_UINT32:
+				nk_byte(&o, NK_VALUE);
+				nk_uint(&o, DatumGetObjectId(d), 4, dsc);
+				break;
+			case BTL_CMP_UINT8:
+				nk_byte(&o, NK_VALUE);
+				nk_uint(&o, (uint8) DatumGetChar(d), 1, dsc);
+				break;
+			case BTL_CMP_FLOAT4:
+				nk_float(&o, DatumGetFloat4(d), dsc);
+				break;
+			case BTL_CMP_FLOAT8:
+				nk_float(&o, DatumGetFloat8(d), dsc);
+				break;
+			case BTL_CMP_UUID:
+				nk_byte(&o, NK_VALUE);
+				nk_bytes(&o, (const uint8 *) DatumGetPointer(d), 16, dsc);
+				break;
+			case BTL_CMP_BYTES:
+			case BTL_CMP_BPCHAR:
+				{
+					const char *data;
+					int			len;
+
+					if (!btl_varlena_plain(DatumGetPointer(d), &data, &len))
+						return -1;
+					if (kind == BTL_CMP_BPCHAR)
+						len = bpchartruelen((char *) data, len);
+					nk_string(&o, data, len, dsc);
+				}
+				break;
+			case BTL_CMP_GENERIC:
+				return -1;
+		}
+	}
+	return o.len;
+}
+
+/*
+ * The normalized string of a search key, for the images of an index of
+ * plan (see BtlNormKey); false if the key has none: an attribute compared
+ * by a comparator of another kind than its column's.  For a NULL argument
+ * (an IS NULL search) the column's NULL marker.
+ */
+bool
+btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
+				BtlNormKey *nk)
+{
+	static uint32 scrambled;
+	NkOut		o = {nk->bytes, 0, BTL_NK_KEYMAX};
+
+	if (key->keysz < 1 || key->keysz > plan->ncols)
+		return false;
+	for (int i = 0; i < key->keysz && o.len < o.cap; i++)
+	{
+		const BtlKeyAtt *att = &key->att[i];
+		BtlCmpKind	kind = (BtlCmpKind) plan->kind[i];
+
+		if (att->argnull)
+		{
+			nk_byte(&o, att->nulls_first ? NK_NULL_FIRST : NK_NULL_LAST);
+			continue;
+		}
+		if (att->kind != kind)
+			return false;
+		switch (kind)
+		{
+			case BTL_CMP_INT16:
+			case BTL_CMP_INT32:
+			case BTL_CMP_INT64:
+				if (!nk_int(&o, att->iarg, kind, att->desc))
+					i = key->keysz; /* the marker ends the string */
+				break;
+			case BTL_CMP_UINT32:
+				nk_byte(&o, NK_VALUE);
+				nk_uint(&o, (uint64) att->iarg, 4, att->desc);
+				break;
+			case BTL_CMP_UINT8:
+				nk_byte(&o, NK_VALUE);
+				nk_uint(&o, (uint64) att->iarg, 1, att->desc);
+				break;
+			case BTL_CMP_FLOAT4:
+			case BTL_CMP_FLOAT8:
+				nk_float(&o, att->farg, att->desc);
+				break;
+			case BTL_CMP_UUID:
+				nk_byte(&o, NK_VALUE);
+				nk_uint(&o, att->sprefix, 8, att->desc);
+				nk_uint(&o, att->ssuffix, 8, att->desc);
+				break;
+			case BTL_CMP_BYTES:
+			case BTL_CMP_BPCHAR:
+				nk_string(&o, att->sarg, att->slen, att->desc);
+				break;
+			case BTL_CMP_GENERIC:
+				return false;
+		}
+	}
+	nk->len = o.len;
+	nk->padded = o.len;
+	nk->pad = key->nextkey ? 0xFF : 0x00;
+
+	/* A wrong key, for tests: every other one's last byte changed */
+	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS) &&
+		nk->len > 0 && (scrambled++ & 1) != 0)
+		nk->bytes[nk->len - 1] ^= 0x5A;
+	btl_nk_pad(nk, Min(BTL_NK_KEYMAX, nk->len + 16));
+	return true;
+}
+
+/*
+ * The pivots of internal page src after its minus-infinity item: each a
+ * pivot of 1 to plan->ncols attributes (its count, as nbtree stores it in
+ * a pivot's TID), for btl_nk_measure().  0 if a data item is not such a
+ * pivot, or the first is not the minus-infinity item.
+ */
+static int
+nk_page_pivots(Page src, int ncols)
+{
+	BTPageOpaque opaque = BTPageGetOpaque(src);
+	OffsetNumber first = P_FIRSTDATAKEY(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
+
+	if (P_ISLEAF(opaque) || maxoff < first)
+		return -1;
+	for (OffsetNumber i = first; i <= maxoff; i++)
+	{
+		ItemId		iid = PageGetItemId(src, i);
+		IndexTuple	itup;
+		int			natts;
+
+		if (!ItemIdHasStorage(iid))
+			return -1;
+		itup = (IndexTuple) PageGetItem(src, iid);
+		if (!BTreeTupleIsPivot(itup))
+			return -1;
+		natts = ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK;
+		if (i == first ? natts != 0 : (natts < 1 || natts > ncols))
+			return -1;
+	}
+	return maxoff - first;
+}
+
+/* The string of the pivot after src's minus-infinity item numbered j */
+static inline int
+nk_pivot(const BtlNkPlan *plan, TupleDesc desc, Page src, int j, uint8 *buf)
+{
+	OffsetNumber off = P_FIRSTDATAKEY(BTPageGetOpaque(src)) + 1 + j;
+	IndexTuple	itup = (IndexTuple) PageGetItem(src, PageGetItemId(src, off));
+
+	return nk_encode_tuple(plan, desc, itup,
+						   ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK,
+						   buf, BTL_NK_KEYMAX);
+}
+
+/*
+ * Work out the keys of internal page src (read-locked by the caller, its
+ * line pointers checked by make_image() in upper.c) of index rel, whose
+ * key columns encode by plan, into b: their prefix and heads.  Returns the
+ * bytes btl_nk_write() will write, or 0 if the page gets no keys: not all
+ * its data items are pivots the plan encodes, or their heads decrease in
+ * page order (the encoding disagrees with the page: a bug, reported once
+ * per backend; the image is then searched as a page).  No transform runs
+ * here, only the byte encodings above, so this is done under the lock.
+ */
+Size
+btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
+{
+	static bool warned;
+	TupleDesc	desc = RelationGetDescr(rel);
+	uint8		first[BTL_NK_KEYMAX];
+	uint8		buf[BTL_NK_KEYMAX];
+	int			n = nk_page_pivots(src, plan->ncols);
+	int			prefixlen = BTL_NK_PREFIXMAX;
+	int			maxrest = 0;
+
+	if (n < 0)
+		return 0;
+
+	/* The prefix: the bytes every pivot's string starts with */
+	for (int j = 0; j < n; j++)
+	{
+		uint8	   *s = j == 0 ? first : buf;
+		int			len = nk_pivot(plan, desc, src, j, s);
+		int			common = 0;
+
+		if (len < 0)
+			return 0;
+		while (common < prefixlen && common < len && s[common] == first[common])
+			common++;
+		prefixlen = common;
+	}
+	if (n == 0)
+		prefixlen = 0;
+
+	/* The heads, which must not decrease */
+	for (int j = 0; j < n; j++)
+	{
+		int			len = nk_pivot(plan, desc, src, j, buf);
+		int			rest = len - prefixlen;
+
+		if (rest < 8)
+			memset(buf + len, 0, 8 - rest);
+		b->heads[j] = btl_nk_head(buf + prefixlen, 8);
+		maxrest = Max(maxrest, rest);
+		if (j > 0 && b->heads[j] < b->heads[j - 1])
+		{
+			if (!warned)
+				ereport(WARNING,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("normalized keys of an internal page of index \"%s\" are out of order",
+								RelationGetRelationName(rel)),
+						 errdetail("The page is searched through its items.")));
+			warned = true;
+			return 0;
+		}
+	}
+
+	/* A wrong encoding, for tests: heads out of order, past the check */
+	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_PIVOTS))
+		for (int j = 0; j < n / 2; j++)
+		{
+			uint64		h = b->heads[j];
+
+			b->heads[j] = b->heads[n - 1 - j];
+			b->heads[n - 1 - j] = h;
+		}
+
+	b->nkeys = n;
+	b->width = maxrest <= 4 ? 4 : 8;
+	b->prefixlen = prefixlen;
+	memcpy(b->prefix, first, prefixlen);
+	return MAXALIGN(sizeof(BtlNkKeys)) + MAXALIGN(n * b->width) +
+		MAXALIGN((n + 1) * sizeof(BlockNumber)) + prefixlen;
+}
+
+/* Write at keys the keys of page src that btl_nk_measure() worked out */
+void
+btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys)
+{
+	OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(src));
+	char	   *heads;
+	BlockNumber *downlinks;
+
+	keys->nkeys = (uint16) b->nkeys;
+	keys->width = (uint16) b->width;
+	keys->prefixlen = (uint16) b->prefixlen;
+	keys->heads = MAXALIGN(sizeof(BtlNkKeys));
+	keys->downlinks = keys->heads + MAXALIGN(b->nkeys * b->width);
+	keys->prefix = keys->downlinks + MAXALIGN((b->nkeys + 1) * sizeof(BlockNumber));
+	heads = (char *) keys + keys->heads;
+	downlinks = (BlockNumber *) ((char *) keys + keys->downlinks);
+	for (int j = 0; j < b->nkeys; j++)
+	{
+		if (b->width == 4)
+			((uint32 *) heads)[j] = (uint32) (b->heads[j] >> 32);
+		else
+			((uint64 *) heads)[j] = b->heads[j];
+	}
+	for (int j = 0; j <= b->nkeys; j++)
+		downlinks[j] = BTreeTupleGetDownLink((IndexTuple)
+											 PageGetItem(src, PageGetItemId(src, first + j)));
+	memcpy((char *) keys + keys->prefix, b->prefix, b->prefixlen);
+}
+
+/*
+ * name(keys, n, x): how many of the n (> 0) sorted keys of the type are
+ * below x, by a binary search whose steps choose by a conditional move, not
+ * a branch.
+ */
+#define BTL_COUNT_BELOW(name, type) \
+static inline int \
+name(const type *keys, int n, type x) \
+{ \
+	const type *base = keys; \
+\
+	while (n > 1) \
+	{ \
+		int			half = n / 2; \
+\
+		base = base[half] < x ? base + half : base; \
+		n -= half; \
+	} \
+	return (int) (base - keys) + (*base < x); \
+}
+
+BTL_COUNT_BELOW(count_below32, uint32)
+BTL_COUNT_BELOW(count_below64, uint64)
+
+/*
+ * The item of the image whose keys these are that _bt_binsrch() would
+ * choose for the key (its string nk): how many pivots after the
+ * minus-infinity item are before the key, 0 to nkeys; downlink i of the
+ * keys is that item's.  page is the image's page (its items decide the
+ * pivots whose heads equal the key's), rel the index.  See the file
+ * header for why this is exact, and why it is safe when it is not.
+ */
+int
+btl_nk_search(const BtlNkKeys *keys, BtlNormKey *nk,
+			  const BtlSearchKey *key, Relation rel, Page page)
+{
+	int			n = keys->nkeys;
+	int			lo;
+	int			hi;
+	int			c;
+	uint64		h;
+
+	btl_nk_pad(nk, keys->prefixlen + 8);
+	c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
+	if (c != 0 || n == 0)
+		return c > 0 ? n : 0;
+	h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
+	if (keys->width == 4)
+	{
+		const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
+
+		lo = count_below32(heads, n, (uint32) h);
+		for (hi = lo; hi < n && heads[hi] == (uint32) h; hi++)
+			;
+	}
+	else
+	{
+		const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
+
+		lo = count_below64(heads, n, h);
+		for (hi = lo; hi < n && heads[hi] == h; hi++)
+			;
+	}
+
+	/* The pivots in [lo, hi) tie with the key on their heads: their items */
+	if (lo < hi)
+	{
+		OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(page)) + 1;
+		int			cmpval = key->nextkey ? 0 : 1;
+
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+			IndexTuple	itup = (IndexTuple)
+				PageGetItem(page, PageGetItemId(page, first + mid));
+
+			if (btl_compare(key, rel, itup) >= cmpval)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* One tuple the property test compares keys with, and its padded string */
+typedef struct NkCheckTuple
+{
+	IndexTuple	itup;
+	bool		encoded;
+	uint8		bytes[BTL_NK_KEYMAX];
+} NkCheckTuple;
+
+/*
+ * btlayout_normkey_check(index regclass, probes int, seed int): the
+ * property test of the normalized keys of a btlayout index (a test
+ * function, created by the tests, not by the extension's scripts; like
+ * the debug settings, it is not part of the interface).
+ *
+ * It reads every page of the index (each a copy made under its share
+ * lock), keeps the internal pages and 8 leaves drawn at random, and makes
+ * probes of probes random tuples of those leaves: for each, the search
+ * keys of its first 1, 2, ... key attributes (NULLs included), each plain,
+ * treating a truncated-equal pivot as equal (backward scans from 17) and
+ * as nextkey.  For every probe and every tuple of those pages (pivots of
+ * every truncation, leaf tuples), the padded strings' decision, where they
+ * differ, must be btl_compare()'s (pairs, decided, mismatches); and for
+ * every probe and internal page, btl_nk_search() on that page's keys must
+ * choose the item _bt_binsrch() would (searches, search_mismatches).
+ */
+PG_FUNCTION_INFO_V1(btlayout_normkey_check);
+
+Datum
+btlayout_normkey_check(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	int			nprobes = PG_GETARG_INT32(1);
+	pg_prng_state prng;
+	Relation	index;
+	BtlNkPlan	plan;
+	BlockNumber nblocks;
+	List	   *internal = NIL;
+	Page		leaves[8];
+	int			nleaves = 0;
+	int64		nleafpages = 0;
+	NkCheckTuple *tuples;
+	int			ntuples = 0;
+	int			maxtuples = 0;
+	int64		counts[6] = {0};	/* tuples, pairs, decided, mismatches,
+									 * searches, search_mismatches */
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false};
+	BtlNkKeys **pagekeys;
+	BtlNkBuild *build;
+	ListCell   *lc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (nprobes < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("probes must not be negative")));
+	pg_prng_seed(&prng, (uint64) PG_GETARG_INT32(2));
+
+	index = btl_open_index(indexoid, AccessShareLock, false);
+	btl_nk_plan_of(index, &plan);
+	if (plan.ncols == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" has a key column without a normalized key encoding",
+						RelationGetRelationName(index))));
+
+	/* The internal pages, and 8 leaves drawn at random (reservoir) */
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (BlockNumber blkno = 1; blkno < nblocks; blkno++)
+	{
+		Page		page = palloc(BLCKSZ);
+		BTPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		btl_read_page_copy(index, blkno, NULL, page);
+		opaque = BTPageGetOpaque(page);
+		if (PageIsNew(page) ||
+			PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)) ||
+			P_IGNORE(opaque) || P_ISMETA(opaque))
+		{
+			pfree(page);
+			continue;
+		}
+		if (!P_ISLEAF(opaque))
+		{
+			internal = lappend(internal, page);
+			continue;
+		}
+		nleafpages++;
+		if (nleaves < lengthof(leaves))
+			leaves[nleaves++] = page;
+		else
+		{
+			int64		r = (int64) pg_prng_uint64_range(&prng, 0, nleafpages - 1);
+
+			if (r < lengthof(leaves))
+			{
+				pfree(leaves[r]);
+				leaves[r] = page;
+			}
+			else
+				pfree(page);
+		}
+	}
+
+	/* Every data item of those pages, encoded and padded with 0x00 */
+	foreach(lc, internal)
+		maxtuples += PageGetMaxOffsetNumber((Page) lfirst(lc));
+	for (int i = 0; i < nleaves; i++)
+		maxtuples += PageGetMaxOffsetNumber(leaves[i]);
+	tuples = palloc(Max(maxtuples, 1) * sizeof(NkCheckTuple));
+	for (int p = 0; p < list_length(internal) + nleaves; p++)
+	{
+		Page		page = p < list_length(internal) ?
+			(Page) list_nth(internal, p) : leaves[p - list_length(internal)];
+		BTPageOpaque opaque = BTPageGetOpaque(page);
+
+		for (OffsetNumber off = P_FIRSTDATAKEY(opaque) + (P_ISLEAF(opaque) ? 0 : 1);
+			 off <= PageGetMaxOffsetNumber(page); off++)
+		{
+			NkCheckTuple *t = &tuples[ntuples++];
+			int			len;
+
+			t->itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			len = nk_encode_tuple(&plan, RelationGetDescr(index), t->itup,
+								  BTreeTupleGetNAtts(t->itup, index),
+								  t->bytes, BTL_NK_KEYMAX);
+			t->encoded = len >= 0;
+			if (len >= 0)
+				memset(t->bytes + len, 0, BTL_NK_KEYMAX - len);
+		}
+	}
+	counts[0] = ntuples;
+
+	/* The keys of each internal page, as an image of it would have them */
+	pagekeys = palloc0(Max(list_length(internal), 1) * sizeof(BtlNkKeys *));
+	build = palloc(sizeof(BtlNkBuild));
+	for (int i = 0; i < list_length(internal); i++)
+	{
+		Page		page = (Page) list_nth(internal, i);
+		Size		size = btl_nk_measure(index, &plan, page, build);
+
+		if (size == 0)
+			continue;
+		pagekeys[i] = palloc(size);
+		btl_nk_write(build, page, pagekeys[i]);
+	}
+
+	for (int p = 0; p < nprobes && nleaves > 0; p++)
+	{
+		Page		leaf = leaves[pg_prng_uint64_range(&prng, 0, nleaves - 1)];
+		OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(leaf));
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
+		IndexTuple	probe;
+		BTScanInsert inskey;
+
+		if (maxoff < first)
+			continue;
+		probe = (IndexTuple) PageGetItem(leaf, PageGetItemId(leaf,
+															 pg_prng_uint64_range(&prng, first, maxoff)));
+		inskey = _bt_mkscankey(index, probe);
+		inskey->scantid = NULL;
+		for (int keysz = 1; keysz <= plan.ncols; keysz++)
+		{
+			for (int variant = 0; variant < 3; variant++)
+			{
+				BtlSearchKey key;
+				BtlNormKey	nk;
+				int			cmpval;
+
+				CHECK_FOR_INTERRUPTS();
+				inskey->keysz = keysz;
+				inskey->nextkey = variant == 2;
+				btl_prepare_search_key(index, inskey, &key);
+				key.truncated_equal = variant == 1;
+				cmpval = key.nextkey ? 0 : 1;
+				if (!btl_nk_make_key(&plan, &key, &nk))
+				{
+					counts[3]++;	/* a key of the column's own type has one */
+					continue;
+				}
+				btl_nk_pad(&nk, BTL_NK_KEYMAX);
+
+				for (int t = 0; t < ntuples; t++)
+				{
+					int			c;
+
+					if (!tuples[t].encoded)
+						continue;
+					counts[1]++;
+					c = memcmp(nk.bytes, tuples[t].bytes, BTL_NK_KEYMAX);
+					if (c == 0)
+						continue;
+					counts[2]++;
+					if ((c > 0) != (btl_compare(&key, index, tuples[t].itup) >= cmpval))
+						counts[3]++;
+				}
+
+				for (int i = 0; i < list_length(internal); i++)
+				{
+					Page		page = (Page) list_nth(internal, i);
+					int			before = 0;
+
+					if (pagekeys[i] == NULL)
+						continue;
+					for (OffsetNumber off = P_FIRSTDATAKEY(BTPageGetOpaque(page)) + 1;
+						 off <= PageGetMaxOffsetNumber(page); off++)
+						if (btl_compare(&key, index,
+										(IndexTuple) PageGetItem(page, PageGetItemId(page, off))) >= cmpval)
+							before++;
+					counts[4]++;
+					if (btl_nk_search(pagekeys[i], &nk, &key, index, page) != before)
+						counts[5]++;
+				}
+			}
+		}
+		pfree(inskey);
+	}
+	relation_close(index, AccessShareLock);
+
+	for (int i = 0; i < lengthof(values); i++)
+		values[i] = Int64GetDatum(counts[i]);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,141 @@
+/*-------------------------------------------------------------------------
+ *
+ * normkey.h
+ *	  Normalized keys: byte strings that memcmp() orders as an index
+ *	  orders its keys, for the copy of the upper levels (upper.c) and its
+ *	  search (search.c).  normkey.c owns the encodings and the keys of an
+ *	  image; docs/design.md, "Normalized keys in the copy of the upper
+ *	  levels", gives the whole argument.
+ *
+ * src/normkey.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTLAYOUT_NORMKEY_H
+#define BTLAYOUT_NORMKEY_H
+
+#include "compare.h"
+#include "utils/guc.h"
+
+/* Bytes of a normalized string made, pivot or search key; past it, cut */
+#define BTL_NK_KEYMAX		256
+
+/* Longest prefix an image stores once: a head past it is still made */
+#define BTL_NK_PREFIXMAX	(BTL_NK_KEYMAX - 8)
+
+/*
+ * How an index's key columns encode: each column's comparison kind (the
+ * one its operator class's comparator has against its own type, by
+ * classify() in compare.c), DESC and NULLS FIRST.  ncols 0: some column
+ * has no encoding, and the index's images keep no keys.  Made from the
+ * catalogs before any page is locked (btl_nk_plan_of()).
+ */
+typedef struct BtlNkPlan
+{
+	int			ncols;
+	uint8		kind[INDEX_MAX_KEYS];	/* BtlCmpKind */
+	bool		desc[INDEX_MAX_KEYS];
+	bool		nulls_first[INDEX_MAX_KEYS];
+} BtlNkPlan;
+
+/*
+ * The keys of an image (made by btl_nk_measure() and btl_nk_write(),
+ * after the image's page; searched by search.c): the prefix all the
+ * normalized strings of the page's pivots after its minus-infinity item
+ * share, stored once; each pivot's head, the width bytes of its string
+ * after the prefix (zero-padded past its end) as a native unsigned
+ * integer, in page order; and the downlinks of the nkeys + 1 data items,
+ * the minus-infinity item's first.
+ */
+typedef struct BtlNkKeys
+{
+	uint16		nkeys;
+	uint16		width;			/* bytes of each head: 4 or 8 */
+	uint16		prefixlen;
+	uint32		heads;			/* offsets from this header */
+	uint32		downlinks;
+	uint32		prefix;
+} BtlNkKeys;
+
+#define BTL_NK_HEADS(k)		((const char *) (k) + (k)->heads)
+#define BTL_NK_DOWNLINKS(k) \
+	((const BlockNumber *) ((const char *) (k) + (k)->downlinks))
+#define BTL_NK_PREFIX(k)	((const uint8 *) (k) + (k)->prefix)
+
+/*
+ * A search key's normalized string, made once per lookup for the first
+ * image with keys (btl_nk_make_key()): len bytes, then the padding (0x00,
+ * or 0xFF for nextkey) up to padded bytes, extended as images need it
+ * (btl_nk_pad()).  A string of BTL_NK_KEYMAX bytes may be cut: its bytes
+ * are real as far as any image reads them.
+ */
+typedef struct BtlNormKey
+{
+	int			len;
+	int			padded;
+	uint8		pad;
+	uint8		bytes[BTL_NK_KEYMAX];
+} BtlNormKey;
+
+/* What btl_nk_measure() found out about a page, for btl_nk_write() */
+typedef struct BtlNkBuild
+{
+	int			nkeys;
+	int			width;
+	int			prefixlen;
+	uint8		prefix[BTL_NK_PREFIXMAX];
+	uint64		heads[MaxIndexTuplesPerPage];
+} BtlNkBuild;
+
+/* GUC btlayout.debug_normkey_scramble: for tests, wrong encodings */
+typedef enum BtlNkScramble
+{
+	BTL_NK_SCRAMBLE_OFF,
+	BTL_NK_SCRAMBLE_KEYS,		/* every other search key's last byte */
+	BTL_NK_SCRAMBLE_PIVOTS		/* heads out of order, past the check */
+} BtlNkScramble;
+
+extern int	btl_debug_normkey_scramble;
+extern const struct config_enum_entry btl_nk_scramble_values[];
+
+extern void btl_nk_plan_of(Relation rel, BtlNkPlan *plan);
+extern bool btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
+							BtlNormKey *nk);
+extern Size btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src,
+						   BtlNkBuild *b);
+extern void btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys);
+extern int	btl_nk_search(const BtlNkKeys *keys, BtlNormKey *nk,
+						  const BtlSearchKey *key, Relation rel, Page page);
+
+/* The key padded to at least n bytes (n <= BTL_NK_KEYMAX) */
+static inline void
+btl_nk_pad(BtlNormKey *nk, int n)
+{
+	if (n > nk->padded)
+	{
+		memset(nk->bytes + nk->padded, nk->pad, n - nk->padded);
+		nk->padded = n;
+	}
+}
+
+/* The width bytes at p, big-endian, as a native unsigned integer */
+static inline uint64
+btl_nk_head(const uint8 *p, int width)
+{
+	if (width == 4)
+	{
+		uint32		v;
+
+		memcpy(&v, p, sizeof(v));
+		return pg_ntoh32(v);
+	}
+	else
+	{
+		uint64		v;
+
+		memcpy(&v, p, sizeof(v));
+		return pg_ntoh64(v);
+	}
+}
+
+#endif							/* BTLAYOUT_NORMKEY_H */
