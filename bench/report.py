@@ -23,7 +23,8 @@ writes:
 With --regimes-chart it writes only OUT.png: the regimes of the README's
 table (*When it helps, and when it does not*: probe-nl, probe-part<N>,
 probe-tables, probe-big, probe-100m, select-connect, write-mix,
-probe-uuid, probe-text-*, probe-batch, select-mix, range-mix), one row per
+probe-uuid, probe-composite, probe-text-*, probe-batch, select-mix,
+range-mix), one row per
 regime, one point per run: the median of btlayout's per-round ratio to
 core btree with a bar from the lowest to the highest round, a line at 1.0.
 Each SOURCE is a results directory (its summary.csv and meta.tsv) or a
@@ -55,16 +56,18 @@ BASELINE = "btree"
 # The second reference of the workloads that have it (probe-text-*): core
 # btree in the database default collation; BASELINE is btree under "C" there.
 BASELINE2 = "btree-icu"
-WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
+WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-composite", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
                   "probe-100m", "probe-inlist*", "probe-skip", "probe-batch", "select", "select-mix", "select-connect",
                   "range", "range-mix", "write", "write-mix", "build", "build-*", "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5
 # The metrics of the workloads with tables of their own (probe-text-*,
-# probe-uuid, the regimes of bench/lib/regimes.sh), lookups first
-OWN_TABLE_METRIC_ORDER = ["lookups_per_s", "conn_rate", "wall_s", "text_build_s", "uuid_build_s", "regime_build_s",
-                          "text_size_mb", "uuid_size_mb", "regime_size_mb", "laid_out_pct", "uniform_width_pct"]
-OWN_TABLE_WORKLOADS = ["probe-text-*", "probe-uuid", "probe-part*", "probe-tables", "probe-big", "probe-100m",
+# probe-uuid, probe-composite, the regimes of bench/lib/regimes.sh), lookups
+# first
+OWN_TABLE_METRIC_ORDER = ["lookups_per_s", "conn_rate", "wall_s", "text_build_s", "uuid_build_s", "comp_build_s",
+                          "regime_build_s", "text_size_mb", "uuid_size_mb", "comp_size_mb", "regime_size_mb",
+                          "laid_out_pct", "uniform_width_pct"]
+OWN_TABLE_WORKLOADS = ["probe-text-*", "probe-uuid", "probe-composite", "probe-part*", "probe-tables", "probe-big", "probe-100m",
                        "select-connect", "probe-inlist*", "probe-skip"]
 
 # metric -> (label, higher_is_better, in the chart)
@@ -87,6 +90,8 @@ METRICS = {
     "text_size_mb": ("index size (MB)", False, False),
     "uuid_build_s": ("CREATE INDEX (s)", False, True),
     "uuid_size_mb": ("index size (MB)", False, False),
+    "comp_build_s": ("CREATE INDEX (s)", False, True),
+    "comp_size_mb": ("index size (MB)", False, False),
     "regime_build_s": ("CREATE INDEX, all its tables (s)", False, False),
     "regime_size_mb": ("index size, all its tables (MB)", False, False),
     "conn_rate": ("new connection + SELECT per s (1e6 / mean us)", True, True),
@@ -186,7 +191,8 @@ def summarise(rows):
         first.setdefault(w, i)
 
     def key_order(wm):
-        # probe-text-*: dataset by dataset; it and probe-uuid lookups first;
+        # probe-text-*: dataset by dataset; it, probe-uuid and
+        # probe-composite lookups first;
         # otherwise the order of the raw rows
         w, m = wm
         own = any(w == p or (p.endswith("*") and w.startswith(p[:-1])) for p in OWN_TABLE_WORKLOADS)
@@ -454,6 +460,7 @@ REGIMES = [
     ("select-connect+preload", "conn_rate", "the same, shared_preload_libraries = 'btlayout'"),
     ("write-mix", "rate_1c", "writes: an insert of a random key and an update of a key"),
     ("probe-uuid", "lookups_per_s", "10M uuid keys"),
+    ("probe-composite", "lookups_per_s", "10M (tenant int4, id int8) keys, probed on both columns"),
     ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")"),
     ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")"),
     ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")"),

@@ -38,7 +38,8 @@ Data and length:
   --warmup-duration S  seconds per run in the warm-up round    [= --duration]
   --probes N         keys probed by probe-nl                   [1000000]
   --probe-slices N   the probe workloads (probe-nl, probe-inserts,
-                     probe-uuid, probe-text) measure each variant's
+                     probe-uuid, probe-composite, probe-text) measure
+                     each variant's
                      --probes keys in N statements, the variants taking
                      turns statement by statement, so that both sides of
                      a round's ratio meet the machine's slow stretches
@@ -71,11 +72,13 @@ What to run:
                      marked "no"]
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
                      range-mix write write-mix probe-inserts probe-uuid
-                     build-large probe-text probe-part40 probe-tables
+                     probe-composite build-large probe-text probe-part40
+                     probe-tables
                      select-connect probe-inlist probe-skip probe-big
                      probe-100m [all but
-                     probe-inserts, probe-uuid, build-large, probe-text and
-                     the regimes; with --smoke all]
+                     probe-inserts, probe-uuid, probe-composite,
+                     build-large, probe-text and the regimes; with --smoke
+                     all]
                      select-mix, range-mix: select's and range's
                      statements with every variant side by side in one
                      pgbench run (a copy of the key column per variant,
@@ -92,6 +95,10 @@ What to run:
                      (cumulative, no VACUUM), as probe-ins-0.1 etc.
                      probe-uuid: probe-nl on a table of its own of
                      scale*100000 uuid keys, one index per variant
+                     probe-composite: the same on scale*100000 keys
+                     (tenant int4, id int8), 1000 tenants, one index on
+                     (tenant, id) per variant (not hash), probed on both
+                     columns
                      probe-text: --probes random keys of text datasets (code,
                      md5, url) in nested-loop index-only scans, btlayout's
                      text classes against btree under COLLATE "C" and in the
@@ -565,6 +572,8 @@ write_meta() {
 	fi
 	has_workload probe-uuid &&
 		meta "probe-uuid" "$PROBES random keys of uuid_t, $ROWS keys md5(g)::uuid, nested loop, index-only scan (hash: index scan)"
+	has_workload probe-composite &&
+		meta "probe-composite" "$PROBES random (tenant, id) pairs of comp_t, $ROWS rows ($(comp_tenant_expr g), g) for g = 1..$ROWS: $COMP_TENANTS tenants, ids a sequence shared by them; one index on (tenant, id) per variant (not hash: one column only); nested loop joining on both columns, index-only scan, both in its Index Cond"
 	for v in "${VARIANTS[@]}"; do
 		if ((PGO)) || [[ -n $BASELINE ]]; then
 			meta "variant $v" "$(ddl_for "$v" '{col}')${V_SET[$v]:+ (preceded by: ${V_SET[$v]})} [build: ${V_BUILD[$v]}]"
@@ -698,12 +707,16 @@ main() {
 	fi
 
 	# Size shared_buffers for what will be loaded, then restart.
-	# probe-uuid's and probe-text's tables are dropped after their rounds:
-	# the larger of the two is what is loaded at once.
+	# probe-uuid's, probe-composite's and probe-text's tables are dropped
+	# after their rounds: the largest of them is what is loaded at once.
 	local sb extra=0 u
 	((${#TEXT_VARIANTS[@]})) && extra=$(text_need_mb "${#TEXT_VARIANTS[@]}")
 	if has_workload probe-uuid; then
 		u=$(uuid_need_mb "${#VARIANTS[@]}")
+		((u > extra)) && extra=$u
+	fi
+	if has_workload probe-composite; then
+		u=$(comp_need_mb "$(comp_variants | wc -l)")
 		((u > extra)) && extra=$u
 	fi
 	# The regime workloads' tables, one workload's at a time
@@ -779,6 +792,11 @@ main() {
 		# Its own table, after the others.
 		run_probe_uuid
 		log "probe-uuid done, $(elapsed "$t_start" "$(now_s)") s since start"
+	fi
+	if has_workload probe-composite; then
+		# Its own table, after the others.
+		run_probe_composite
+		log "probe-composite done, $(elapsed "$t_start" "$(now_s)") s since start"
 	fi
 	if has_workload build-large; then
 		# Its own table, after the others.

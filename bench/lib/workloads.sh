@@ -24,6 +24,13 @@
 #                      variant: uuid_<variant>; and uuid_keys_<s>, PROBES of its
 #                      keys in random order.  After the other workloads'
 #                      rounds, dropped after its own         (probe-uuid)
+#   comp_t             (tenant int4, id int8), ROWS rows (1 + g % 1000, g):
+#                      1000 tenants, ids a sequence shared by them; one
+#                      index on (tenant, id) per variant but hash:
+#                      comp_<variant>; and comp_keys_<s>, PROBES of its
+#                      (tenant, id) pairs in random order.  After the other
+#                      workloads' rounds, dropped after its own
+#                                                       (probe-composite)
 #   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
 #                      url), one index per text variant (variants-text.conf):
 #                      text_<ds>_<variant>; and text_keys_<ds>_<s>, PROBES of
@@ -56,14 +63,14 @@
 # bench/lib/regimes.sh, --regimes and --regimes-large).  The default set is
 # all but probe-text, which loads tables of its own (10M keys x 3
 # datasets), and the regimes; --smoke runs them too (tiny).
-ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts probe-uuid build-large probe-text
+ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts probe-uuid probe-composite build-large probe-text
 	probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m)
 DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix)
 # The workloads on pgbench_accounts, probe_t and write_t (load_data), and
-# those that run the variants of variants.conf: these and probe-uuid, which
-# loads a table of its own
+# those that run the variants of variants.conf: these and probe-uuid and
+# probe-composite, which load tables of their own
 TABLE_WORKLOADS=" select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts build-large "
-INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m "
+INT_WORKLOADS="$TABLE_WORKLOADS probe-uuid probe-composite probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m "
 # The workloads on mix_t, every variant in one run
 MIX_WORKLOADS=" select-mix range-mix "
 
@@ -291,15 +298,16 @@ vacuum_visible() {
 		die "VACUUM left pages of $1 not all-visible"
 }
 
-# split_probe_keys TABLE: TABLE's keys dealt out in its order to the tables
+# split_probe_keys TABLE [COLUMNS]: TABLE's keys (its column k, or the
+# columns COLUMNS: "tenant, id") dealt out in its order to the tables
 # TABLE_1 .. TABLE_<PROBE_SLICES>, round robin (each slice a random sample
 # of the keys, in random order), each vacuumed (all-visible, frozen,
 # analyzed); TABLE is dropped.  probe_round measures one slice at a time.
 split_probe_keys() {
-	local s
+	local s cols=${2:-k}
 	for ((s = 1; s <= PROBE_SLICES; s++)); do
 		sql "CREATE TABLE $1_$s AS
-		       SELECT k FROM (SELECT k, row_number() OVER (ORDER BY ctid) AS n FROM $1) x
+		       SELECT $cols FROM (SELECT $cols, row_number() OVER (ORDER BY ctid) AS n FROM $1) x
 		       WHERE (n - 1) % $PROBE_SLICES = $((s - 1))
 		       ORDER BY n;" >/dev/null
 		vacuum_visible "$1_$s"
@@ -489,7 +497,8 @@ wl_probe_batch() {
 
 # --- the probe workloads: rounds of slices --------------------------------------
 #
-# probe-nl, probe-ins-*, probe-uuid and probe-text-* measure PROBES lookups
+# probe-nl, probe-ins-*, probe-uuid, probe-composite and probe-text-*
+# measure PROBES lookups
 # per variant and round, as PROBE_SLICES statements of PROBES/PROBE_SLICES
 # keys each (the slice tables of split_probe_keys), the variants taking
 # turns slice by slice: A B, B A, A B, B A in even rounds, B A, A B, ... in
@@ -554,7 +563,7 @@ probe_round() {
 # loop in the variant's session of the round; TIMED_MS is the statement's
 # time, TIMED_OUT the keys found.
 probe_slice() {
-	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds join='Nested Loop'
+	local w=$1 v=$2 s=$3 query use idx scan='Index Only Scan' ds join='Nested Loop' conds=()
 	case $w in
 	probe-nl | probe-ins-*)
 		query="SELECT count(*) FROM probe_keys_$s q JOIN probe_t p ON p.k = q.k"
@@ -564,6 +573,12 @@ probe_slice() {
 		query="SELECT count(*) FROM uuid_keys_$s q JOIN uuid_t p ON p.k = q.k"
 		use=$(use_uuid_sql "$v")
 		idx=$(uidx "$v") ;;
+	probe-composite)
+		query="SELECT count(*) FROM comp_keys_$s q JOIN comp_t p ON p.tenant = q.tenant AND p.id = q.id"
+		use=$(use_comp_sql "$v")
+		idx=$(cidx "$v")
+		# both columns looked up in the index, neither a filter
+		conds=('Index Cond: \(\(tenant = q\.tenant\) AND \(id = q\.id\)\)') ;;
 	probe-text-*)
 		ds=${w#probe-text-}
 		query="SELECT count(*) FROM text_keys_${ds}_$s q JOIN text_$ds p ON p.k = q.k$(text_collate "$v")"
@@ -572,7 +587,7 @@ probe_slice() {
 	*) regime_probe "$w" "$v" "$s" || die "probe_slice: unknown workload $w" ;; # bench/lib/regimes.sh
 	esac
 	[[ ${V_KINDS[$v]} == eq ]] && scan='Index Scan' # hash cannot return keys
-	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" "$join" "$scan using $idx "
+	check_plan_with "$w/$(vname "$v")" "$use" "$PROBE_SET" "$query" "$join" "$scan using $idx " "${conds[@]}"
 	session_timed "$v" "$PROBE_SET" "$query;"
 	[[ $TIMED_OUT =~ ^[0-9]+$ ]] || die "$w/$(vname "$v"): no count from slice $s"
 }
@@ -835,6 +850,101 @@ run_probe_uuid() {
 	done
 	meta "load average, probe-uuid" "after each round (0 = warm-up): $loads"
 	sql "DROP TABLE uuid_t, $(probe_key_tables uuid_keys); CHECKPOINT" >/dev/null
+}
+
+# --- probe-composite: probe-nl on a two-column key ------------------------------
+#
+# After the other workloads' rounds (after probe-uuid), on a table of its
+# own: comp_t (tenant int4, id int8) of ROWS rows, row g = (1 + g % 1000, g):
+# COMP_TENANTS (1000) tenants of ROWS/1000 rows each, uniform, and ids that
+# a sequence shared by all tenants gives (a bigserial, as a multi-tenant
+# table's primary key (tenant, id) often has), so that within a tenant they
+# increase with gaps of 1000.  Every pair is distinct, so each probe finds
+# exactly one row (the counts are checked exactly); the heap is in id order,
+# unrelated to the key order (tenant, id).  At 10M rows a tenant's 10,000
+# keys fill ~40 leaves: most pivots need both columns, the pivots at a
+# tenant's edge are truncated to the tenant alone (nbtree's suffix
+# truncation), so the upper levels hold both kinds.  Random ids would
+# change neither (an int8 compare costs the same whatever its value) and
+# would need a check for duplicates.  One index on (tenant, id) per variant
+# (cidx; hash, one column only, does not run it); comp_keys, PROBES random
+# existing pairs in random order (fixed seed).  A warm-up round and ROUNDS
+# rounds of
+#
+#   SELECT count(*) FROM comp_keys_<s> q JOIN comp_t p ON p.tenant = q.tenant AND p.id = q.id
+#
+# the variants interleaved, recorded as workload probe-composite; the plan
+# must be a nested loop over an index-only scan of the variant's index with
+# both columns in its Index Cond.  The index tuple (int4, padding, int8) is
+# 24 bytes, as uuid's: the index is the size of probe-uuid's.
+
+COMP_TENANTS=1000
+
+cidx() { echo "comp_$(vid "$1")"; } # variant -> its index on comp_t
+comp_tenant_expr() { echo "(1 + ($1) % $COMP_TENANTS)::int4"; } # row number -> its tenant
+
+# use_comp_sql VARIANT -> SQL making the variant's index the only valid one
+# on comp_t
+use_comp_sql() {
+	local i
+	i=$(cidx "$1")
+	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
+	      WHERE indrelid = 'comp_t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
+}
+
+# comp_variants: the variants that run probe-composite (hash: one column only)
+comp_variants() {
+	local v
+	for v in "${VARIANTS[@]}"; do
+		[[ ${V_KINDS[$v]} == all ]] && echo "$v"
+	done
+}
+
+# comp_need_mb NVARIANTS -> MB of shared_buffers probe-composite needs, as
+# uuid_need_mb: a 40-byte heap tuple and its line pointer, a 24-byte index
+# tuple per variant (31 bytes a key at 90% fill), the probe keys
+comp_need_mb() {
+	awk -v n="$ROWS" -v nv="$1" -v p="$PROBES" 'BEGIN { printf "%d", (n * 44 + n * nv * 31 + p * 44) * 1.1 / 1048576 }'
+}
+
+# load_comp: the tables, their vacuum, every variant's index, prewarm
+load_comp() {
+	local v t0 size
+	t0=$(now_s)
+	sql "CREATE TABLE comp_t (tenant int4 NOT NULL, id int8 NOT NULL);
+	     INSERT INTO comp_t SELECT $(comp_tenant_expr g), g FROM generate_series(1::int8, $ROWS) g;" >/dev/null
+	vacuum_visible comp_t
+	sql "SELECT setseed(0.4242);
+	     CREATE TABLE comp_keys AS
+	       SELECT $(comp_tenant_expr g) AS tenant, g AS id
+	       FROM (SELECT (1 + floor(random() * $ROWS))::int8 AS g FROM generate_series(1, $PROBES)) s;" >/dev/null
+	split_probe_keys comp_keys "tenant, id"
+	log "load: probe-composite: tables in $(elapsed "$t0" "$(now_s)") s"
+	for v in "${COMP_VARIANTS[@]}"; do
+		activate_build "$v"
+		sql_timed "${V_SET[$v]}" "CREATE INDEX $(cidx "$v") ON comp_t $(ddl_for "$v" 'tenant, id');"
+		size=$(sql "SELECT pg_relation_size('$(cidx "$v")')")
+		record -1 probe-composite "$v" comp_build_s "$(ms_to_s "$TIMED_MS")"
+		record -1 probe-composite "$v" comp_size_mb "$(bytes_to_mb "$size")"
+		layout_stats_hook -1 probe-composite "$v" "$(cidx "$v")"
+		log "load: probe-composite $v: CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB"
+	done
+	sql "CHECKPOINT" >/dev/null
+	prewarm_all 'comp\_%'
+	log "load: probe-composite in $(elapsed "$t0" "$(now_s)") s"
+}
+
+run_probe_composite() {
+	local r loads=
+	mapfile -t COMP_VARIANTS < <(comp_variants)
+	load_comp
+	for ((r = 0; r <= ROUNDS; r++)); do
+		log "=== probe-composite: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+		probe_round "$r" probe-composite COMP_VARIANTS
+		loads+="${loads:+, }$(loadavg)"
+	done
+	meta "load average, probe-composite" "after each round (0 = warm-up): $loads"
+	sql "DROP TABLE comp_t, $(probe_key_tables comp_keys); CHECKPOINT" >/dev/null
 }
 
 # --- build-large: CREATE INDEX on large tables, serial and parallel -----------
