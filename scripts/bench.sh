@@ -48,7 +48,7 @@ Data and length:
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
-  --text-datasets a,b  of: code md5 url                        [all]
+  --text-datasets a,b  of: code md5 url email                  [all]
   --partitions N     partitions of probe-part40 (recorded as probe-part<N>)
                                                               [40]
   --tables N         tables of probe-tables                     [40]

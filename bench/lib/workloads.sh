@@ -32,7 +32,8 @@
 #                      workloads' rounds, dropped after its own
 #                                                       (probe-composite)
 #   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
-#                      url), one index per text variant (variants-text.conf):
+#                      url, email), one index per text variant
+#                      (variants-text.conf; each in its own collation):
 #                      text_<ds>_<variant>; and text_keys_<ds>_<s>, PROBES of
 #                      its keys in random order.  One dataset at a time,
 #                      after the other workloads' rounds     (probe-text)
@@ -1018,6 +1019,13 @@ run_build_large() {
 #   md5   md5(g::text): 32 hex characters
 #   url   https://www.example.com/catalog/category-NN/product/<g, 9 digits>.html
 #         (66 bytes: a 41-byte prefix shared by all, 52 by a category)
+#   email first.last<n>@domain: g in mixed radix, a first name of 64
+#         (g % 64), a last name of 64 ((g / 64) % 64), n = g / 4096
+#         (none when 0), so distinct (the names have neither digits nor
+#         separators); "_" instead of "." for a quarter of the keys; the
+#         domain example.com, .net, .org or mail.example.com (3:2:2:1) by
+#         a hash of g; lower case; 20-42 bytes, ~27.5 on average at 200k
+#         keys, ~29 at 10M
 #
 # The variants are the lines of bench/variants-text.conf (keys "text:<name>").
 # One dataset at a time (its indexes take the memory, then are dropped): load
@@ -1027,8 +1035,28 @@ run_build_large() {
 # round and ROUNDS measured rounds of every variant interleaved.  As for the
 # other workloads, all indexes exist side by side and indisvalid selects one.
 
-TEXT_DATASETS_ALL=(code md5 url)
+TEXT_DATASETS_ALL=(code md5 url email)
 TEXT_CODE_ALPHABET=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567
+# email: 64 first names, 64 last names (lower-case letters only), 8 domains
+TEXT_EMAIL_FIRST="james mary robert patricia john jennifer michael linda david elizabeth william barbara
+	richard susan joseph jessica thomas sarah charles karen christopher lisa daniel nancy matthew betty
+	anthony margaret mark sandra donald ashley steven kimberly paul emily andrew donna joshua michelle
+	kenneth carol kevin amanda brian dorothy george melissa timothy deborah ronald stephanie edward
+	rebecca jason sharon jeffrey laura ryan cynthia jacob kathleen eric anna"
+TEXT_EMAIL_LAST="smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez
+	lopez gonzalez wilson anderson thomas taylor moore jackson martin lee perez thompson white harris
+	sanchez clark ramirez lewis robinson walker young allen king wright scott torres nguyen hill
+	flores green adams nelson baker hall rivera campbell mitchell carter roberts gomez phillips evans
+	turner diaz parker cruz edwards collins reyes stewart morris morales murphy"
+TEXT_EMAIL_DOMAINS="example.com example.net example.org mail.example.com example.com example.net
+	example.org example.com"
+
+# sql_text_array WORDS... -> ARRAY['w1', 'w2', ...]
+sql_text_array() {
+	local w out=
+	for w in "$@"; do out+="${out:+, }'$w'"; done
+	echo "ARRAY[$out]"
+}
 
 # text_key_expr DATASET -> the key of row number g (an int8 column named g)
 text_key_expr() {
@@ -1041,6 +1069,13 @@ text_key_expr() {
 		echo "right($d, 7 + (g % 3)::int)" ;;
 	md5) echo "md5(g::text)" ;;
 	url) echo "'https://www.example.com/catalog/category-' || lpad((g % 97)::text, 2, '0') || '/product/' || lpad(g::text, 9, '0') || '.html'" ;;
+	email)
+		# shellcheck disable=SC2086 # the word lists, split on purpose
+		echo "($(sql_text_array $TEXT_EMAIL_FIRST))[1 + (g % 64)::int]
+		      || CASE WHEN (g / 7) % 4 = 0 THEN '_' ELSE '.' END
+		      || ($(sql_text_array $TEXT_EMAIL_LAST))[1 + ((g / 64) % 64)::int]
+		      || CASE WHEN g / 4096 = 0 THEN '' ELSE (g / 4096)::text END
+		      || '@' || ($(sql_text_array $TEXT_EMAIL_DOMAINS))[1 + (((g * 2654435761) >> 16) % 8)::int]" ;;
 	*) die "unknown text dataset '$1' (known: ${TEXT_DATASETS_ALL[*]})" ;;
 	esac
 }
@@ -1067,10 +1102,10 @@ use_text_sql() {
 
 # text_bytes_per_key DATASET -> bytes of index per key (leaf tuple, line
 # pointer, 90% fill, upper levels), measured at 200k keys on PostgreSQL 15,
-# the same for btree and btlayout (code 5.46 MB, md5 11.28, url 18.24); for
-# shared_buffers.
+# the same for btree and btlayout (code 5.46 MB, md5 11.28, url 18.24,
+# email 9.61), whatever the collation; for shared_buffers.
 text_bytes_per_key() {
-	case $1 in code) echo 29 ;; md5) echo 60 ;; url) echo 96 ;; *) echo 100 ;; esac
+	case $1 in code) echo 29 ;; md5) echo 60 ;; url) echo 96 ;; email) echo 51 ;; *) echo 100 ;; esac
 }
 
 # text_need_mb NVARIANTS -> MB of shared_buffers probe-text needs: the
