@@ -5,7 +5,11 @@
 
 # Debian packages the benchmark needs.  pg_prewarm is in postgresql-15 on
 # Debian (postgresql-contrib is the metapackage that names it); the chart is
-# drawn with matplotlib.
+# drawn with matplotlib.  With probe-text, also locales-all when the
+# machine has no en_US.utf8 locale (a fresh Debian 12 has only C, C.utf8
+# and POSIX): the libc collation of btree-libc and btlayout-libc-*, which
+# initdb takes from the machine's locales (about 11 MB to fetch, 230 MB
+# installed; only while that locale is missing).
 BENCH_PACKAGES=(gcc make python3 python3-matplotlib)
 
 # install_packages: apt-get only what is missing (a quick dpkg-query when
@@ -13,8 +17,11 @@ BENCH_PACKAGES=(gcc make python3 python3-matplotlib)
 # (scripts/install-pg.sh: Debian's packages for 15, a source build for
 # 17-19).
 install_packages() {
-	local p missing=() had_server=1
-	for p in "${BENCH_PACKAGES[@]}"; do
+	local p missing=() had_server=1 want=("${BENCH_PACKAGES[@]}")
+	if has_workload probe-text && ! locale -a 2>/dev/null | grep -ix 'en_US\.utf-\?8' >/dev/null; then
+		want+=(locales-all)
+	fi
+	for p in "${want[@]}"; do
 		if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
 			missing+=("$p")
 		fi
