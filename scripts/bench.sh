@@ -67,7 +67,8 @@ What to run:
                      btlayout accepts, but those marked "no" in its default
                      column: the prefetch-off ones]
   --text-variants a,b  variants of probe-text from bench/variants-text.conf
-                     (btree and btree-icu are always added: the references)
+                     (the core btree ones, btree, btree-icu and btree-libc,
+                     are always added: the references)
                      [every one the installed btlayout accepts, but those
                      marked "no"]
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
@@ -100,10 +101,10 @@ What to run:
                      (tenant, id) per variant (not hash), probed on both
                      columns
                      probe-text: --probes random keys of text datasets (code,
-                     md5, url) in nested-loop index-only scans, btlayout's
-                     text classes against btree under COLLATE "C" and in the
-                     database default collation (ICU: with probe-text the
-                     cluster is created with an ICU default collation)
+                     md5, url, email) in nested-loop index-only scans,
+                     btlayout's text classes against core btree in the same
+                     collation: "C", ICU's "en-x-icu", libc's "en_US.utf8"
+                     (variants in a collation the server lacks are skipped)
   --regimes          also run the regime workloads (on tables of their own,
                      after the others; see bench/README.md, "Regimes"):
                      probe-part40: probes of a table range-partitioned into
@@ -204,9 +205,10 @@ LARGE_VARIANTS=btlayout-blocked
 SKIPPED_VARIANTS=
 SKIPPED_TEXT_VARIANTS=
 # The database default collation of a cluster that runs probe-text: ICU's
-# en-US (the root collation's rules; the OS here has no libc locale but C).
-# A server built without ICU (17's and 16's wheels) runs probe-text without
-# that reference, btree-icu (has_icu).
+# en-US (the root collation's rules), as a database in a real locale has.
+# No text variant relies on it (each names its collation; btree-icu's
+# "en-x-icu" has the same rules); a server built without ICU (17's and 16's
+# wheels) keeps C (has_icu) and skips the ICU variants.
 TEXT_INITDB_LOCALE="--locale=C --locale-provider=icu --icu-locale=en-US"
 SMOKE=0
 SMOKE_TRANSACTIONS=300
@@ -411,30 +413,34 @@ resolve_variants() {
 	SKIPPED_VARIANTS=${skipped[*]:-}
 }
 
-# resolve_text: TEXT_DATASETS from --text-datasets; TEXT_VARIANTS = the
-# requested text variants that work here (keys "text:<name>").  The two
-# references and explicitly requested ones must work; the others are skipped
-# with the server's message (text_bin_ops before the BIN classes exist).
+# resolve_text: TEXT_VARIANTS = the requested text variants that work here
+# (keys "text:<name>"), and the references: the core btree lines of
+# variants-text.conf (btree under "C", btree-icu, btree-libc), always
+# added.  A variant whose collation this server does not have (no ICU; no
+# en_US.utf8 locale on the machine) is skipped with a log line, references
+# and explicitly requested ones too; otherwise the references and the
+# explicitly requested variants must work, and the others are skipped with
+# the server's message (text_bin_ops before the BIN classes exist).
 resolve_text() {
-	local v k wanted=() required=" text:btree text:btree-icu " skipped=()
-	wanted=(text:btree text:btree-icu)
-	if ! has_icu; then
-		required=" text:btree "
-		wanted=(text:btree)
-		log "text variants: this server has no ICU: probe-text without btree-icu (the database default collation is C)"
-	fi
+	local v k wanted=() required=" " skipped=()
+	for k in "${TEXT_CONF_VARIANTS[@]}"; do
+		[[ $(variant_am "$k") == btree ]] || continue
+		wanted+=("$k")
+		required+="$k "
+	done
+	[[ $required == *" text:btree "* ]] || die "bench/variants-text.conf has no line btree (the baseline)"
 	if [[ -n $TEXT_VARIANTS_OPT ]]; then
 		for v in ${TEXT_VARIANTS_OPT//,/ }; do
 			k=text:$v
 			[[ -n ${V_DDL[$k]:-} ]] || die "unknown text variant '$v' (see bench/variants-text.conf)"
-			[[ $v == btree || $v == btree-icu ]] && continue
+			[[ " ${wanted[*]} " == *" $k "* ]] && continue
 			[[ ${V_BUILD[$k]} == pgo && $PGO == 0 ]] && die "text variant $v needs --pgo"
 			wanted+=("$k")
 			required+="$k "
 		done
 	else
 		for k in "${TEXT_CONF_VARIANTS[@]}"; do
-			[[ $k == text:btree || $k == text:btree-icu ]] && continue
+			[[ " ${wanted[*]} " == *" $k "* ]] && continue
 			[[ ${V_BUILD[$k]} == pgo && $PGO == 0 ]] && continue
 			[[ ${V_DEFAULT[$k]} == no ]] && continue
 			wanted+=("$k")
@@ -443,7 +449,10 @@ resolve_text() {
 	[[ -n $BASELINE ]] && baseline_twins wanted required
 	TEXT_VARIANTS=()
 	for k in "${wanted[@]}"; do
-		if variant_works "$k"; then
+		if ! text_collation_exists "$k"; then
+			skipped+=("$(vname "$k") (no collation \"$(text_collation_name "$k")\")")
+			log "text variants: skipping $(vname "$k"): this server has no collation \"$(text_collation_name "$k")\" ($(collation_hint "$(text_collation_name "$k")"))"
+		elif variant_works "$k"; then
 			TEXT_VARIANTS+=("$k")
 		elif [[ $required == *" $k "* ]]; then
 			die "text variant $(vname "$k") does not work here: $VARIANT_ERR"
@@ -459,17 +468,31 @@ resolve_text() {
 
 # text_estimate -> minutes probe-text takes, from a cost model measured at
 # 200k keys on 2 cores (a busy machine) and scaled by k log k: per million
-# keys ~4 s to load a dataset, ~1.1 (code), 1.8 (md5), 2.0 (url) s per "C"
-# index build (btree and btlayout alike), 1.3, 2.5, 5.3 s for the ICU btree;
-# 4-5 us per probe at 10M keys, and ~0.5 s per run for the plan check.
+# keys ~4 s to load a dataset, ~1.1 (code), 1.8 (md5), 2.0 (url), 1.3
+# (email) s per "C" index build (btree and btlayout alike), 1.3, 2.5, 5.3,
+# 1.8 s per ICU build, twice that per libc build (email: 3.4 s); 4-5 us per
+# probe at 10M keys under "C", 1.5 times that under ICU, 3 times under libc
+# (email at 200k keys: 1.5, 2.9, 4.6 us), and ~0.5 s per run for the plan
+# check.
 text_estimate() {
-	local ds nv=${#TEXT_VARIANTS[@]} total=0 t
+	local ds k nc=0 ni=0 nl=0 total=0 t c
+	for k in "${TEXT_VARIANTS[@]}"; do
+		c=$(text_collation_name "$k")
+		case $c in
+		C | POSIX) nc=$((nc + 1)) ;;
+		'' | *-x-icu) ni=$((ni + 1)) ;; # (the database default: ICU en-US)
+		*) nl=$((nl + 1)) ;;
+		esac
+	done
 	for ds in "${TEXT_DATASETS[@]}"; do
-		t=$(awk -v k="$TEXT_KEYS" -v nv="$nv" -v p="$PROBES" -v r="$ROUNDS" -v ds="$ds" 'BEGIN {
+		t=$(awk -v k="$TEXT_KEYS" -v nc="$nc" -v ni="$ni" -v nl="$nl" -v p="$PROBES" -v r="$ROUNDS" -v ds="$ds" 'BEGIN {
 			m = k / 1e6; f = log(k > 1e4 ? k : 1e4) / log(1e7)
-			cb = (ds == "code" ? 1.1 : (ds == "md5" ? 1.8 : 2.0)); ib = (ds == "code" ? 1.3 : (ds == "md5" ? 2.5 : 5.3))
-			us = (ds == "code" ? 4 : (ds == "md5" ? 4.5 : 5))
-			printf "%.0f", 4 * m + m * f * ((nv - 1) * cb + ib) + (r + 1) * nv * (0.5 + p * us * f / 1e6) }')
+			cb = (ds == "code" ? 1.1 : (ds == "md5" ? 1.8 : (ds == "url" ? 2.0 : 1.3)))
+			ib = (ds == "code" ? 1.3 : (ds == "md5" ? 2.5 : (ds == "url" ? 5.3 : 1.8)))
+			us = (ds == "code" ? 4 : (ds == "md5" ? 4.5 : (ds == "url" ? 5 : 4.5)))
+			build = m * f * (nc * cb + ni * ib + nl * 2 * ib)
+			probe = (r + 1) * ((nc + ni + nl) * 0.5 + (nc + 1.5 * ni + 3 * nl) * p * us * f / 1e6)
+			printf "%.0f", 4 * m + build + probe }')
 		total=$((total + t))
 	done
 	awk -v s="$total" 'BEGIN { printf "%.0f", s / 60 }'
@@ -590,11 +613,11 @@ write_meta() {
 		done
 		meta "probe-text" "$TEXT_KEYS keys per dataset, one dataset at a time; $PROBES random existing keys per run, nested loop, index-only scan, joined in the collation of the index column; $ex"
 		# (17 renamed daticulocale to datlocale)
-		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || coalesce(to_jsonb(d) ->> 'datlocale', to_jsonb(d) ->> 'daticulocale') ELSE 'libc ' || datcollate END FROM pg_database d WHERE datname = current_database()") ($(has_icu && echo "the default collation of btree-icu" || echo "no ICU in this server: no btree-icu"))"
+		meta "database collation" "$(sql "SELECT CASE datlocprovider WHEN 'i' THEN 'ICU ' || coalesce(to_jsonb(d) ->> 'datlocale', to_jsonb(d) ->> 'daticulocale') ELSE 'libc ' || datcollate END FROM pg_database d WHERE datname = current_database()") ($(has_icu && echo "no text variant uses it: each names its collation" || echo "no ICU in this server: no ICU variants"))"
 		for v in "${TEXT_VARIANTS[@]}"; do
 			meta "text variant $(vname "$v")" "$(ddl_for "$v" k)${V_SET[$v]:+ (preceded by: ${V_SET[$v]})}; probes joined on p.k = q.k$(text_collate "$v")$( ((PGO)) || [[ -n $BASELINE ]] && echo " [build: ${V_BUILD[$v]}]")"
 		done
-		[[ -n $SKIPPED_TEXT_VARIANTS ]] && meta "skipped text variants" "$SKIPPED_TEXT_VARIANTS (not accepted by the installed btlayout)"
+		[[ -n $SKIPPED_TEXT_VARIANTS ]] && meta "skipped text variants" "$SKIPPED_TEXT_VARIANTS (not accepted by the installed btlayout, or in a collation this server does not have)"
 	fi
 	has_workload probe-part40 &&
 		meta "$(part_name)" "$PROBES random keys of 1..$ROWS over a table range-partitioned into $PARTITIONS partitions (equal ranges), one index per partition and variant; nested loop, Append with run-time partition pruning, index-only scan"
@@ -669,8 +692,8 @@ main() {
 	cd "$TMPD"
 	PORT=$(pick_port)
 	log "cluster: $PGDATA_DIR, port $PORT (unix socket in $SOCKDIR only)"
-	# probe-text compares with btree in the database default collation: a
-	# real (ICU) one then, instead of C
+	# With probe-text, a database default collation as in a real locale
+	# (ICU), instead of C (TEXT_INITDB_LOCALE)
 	has_workload probe-text && has_icu && INITDB_LOCALE=$TEXT_INITDB_LOCALE
 	cluster_create 128MB
 	QDB=postgres sql "CREATE DATABASE $DB" >/dev/null

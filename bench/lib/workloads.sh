@@ -61,9 +61,10 @@
 
 # All workloads, in the order a round runs them (probe-text: its own rounds,
 # dataset by dataset, after the others; then the regime workloads of
-# bench/lib/regimes.sh, --regimes and --regimes-large).  The default set is
-# all but probe-text, which loads tables of its own (10M keys x 3
-# datasets), and the regimes; --smoke runs them too (tiny).
+# bench/lib/regimes.sh, --regimes and --regimes-large).  The default set
+# (DEFAULT_WORKLOADS) leaves out probe-inserts, probe-uuid,
+# probe-composite, build-large, probe-text (tables of its own: 10M keys x 4
+# datasets) and the regimes; --smoke runs them too (tiny).
 ALL_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix probe-inserts probe-uuid probe-composite build-large probe-text
 	probe-part40 probe-tables select-connect probe-inlist probe-skip probe-big probe-100m)
 DEFAULT_WORKLOADS=(select select-mix probe-batch probe-nl range range-mix build write write-mix)
@@ -1027,6 +1028,14 @@ run_build_large() {
 #         a hash of g; lower case; 20-42 bytes, ~27.5 on average at 200k
 #         keys, ~29 at 10M
 #
+# The text variants name their collations: "C" (btree, the btlayout "C"
+# and text_bin_ops ones), ICU "en-x-icu" (btree-icu, btlayout-icu-*) and
+# libc "en_US.utf8" (btree-libc, btlayout-libc-*); each btlayout variant is
+# compared with the btree of its own collation (bench/report.py).  A
+# variant whose collation this server lacks (no ICU: 16's and 17's wheels;
+# no en_US.utf8 locale: Debian's locales-all, which bench.sh installs for
+# probe-text) is skipped with a log line (resolve_text).
+#
 # The variants are the lines of bench/variants-text.conf (keys "text:<name>").
 # One dataset at a time (its indexes take the memory, then are dropped): load
 # the table, vacuum it (all-visible: index-only scans without heap visits),
@@ -1087,6 +1096,44 @@ text_collate() {
 	local re='COLLATE[[:space:]]+("[^"]+"|[A-Za-z0-9_]+)'
 	[[ ${V_DDL[$1]} =~ $re ]] && echo " COLLATE ${BASH_REMATCH[1]}"
 	return 0
+}
+
+# text_collation_name VARIANT -> the collation its definition names, as
+# pg_collation spells it ("C", "en-x-icu"; an unquoted name folded to lower
+# case), or nothing (the database default)
+text_collation_name() {
+	local c
+	c=$(text_collate "$1")
+	c=${c# COLLATE }
+	if [[ $c == \"*\" ]]; then
+		c=${c#\"}
+		c=${c%\"}
+	else
+		c=${c,,}
+	fi
+	echo "$c"
+}
+
+# text_collation_exists VARIANT: has this server the collation that the
+# variant's definition names (for the database's encoding)?  initdb takes
+# the ICU collations from the server's ICU and the libc ones from the
+# machine's locales (locale -a), so either may be missing.
+text_collation_exists() {
+	local c
+	c=$(text_collation_name "$1")
+	[[ -z $c ]] && return 0
+	[[ $(sql "SELECT count(*) FROM pg_collation
+	          WHERE collname = '$c'
+	            AND collencoding IN (-1, (SELECT encoding FROM pg_database WHERE datname = current_database()))") != 0 ]]
+}
+
+# collation_hint NAME -> why a server may lack that collation
+collation_hint() {
+	if [[ $1 == *-x-icu ]]; then
+		echo "an ICU collation: this server is built without ICU"
+	else
+		echo "a libc locale: not on this machine (locale -a); Debian's locales-all has it, which scripts/bench.sh installs for probe-text unless --no-install"
+	fi
 }
 
 tidx() { echo "text_$1_$(vid "$2")"; } # dataset, variant -> its index
