@@ -11,9 +11,12 @@ writes:
   summary.csv  one row per (workload, metric, variant): rounds, median, min,
                max, and the ratio variant/btree computed per round (same
                round, same workload) then summarised as median, min, max;
-               where the workload has the variant btree-icu (probe-text:
-               core btree in the database default collation), the same
-               ratio to it (ratio2_*)
+               for probe-text-*, also the ratio to the core btree of the
+               variant's own collation (ratio2_*; ratio2_ref names that
+               btree: btree for "C", btree-icu for ICU's "en-x-icu",
+               btree-libc for libc's "en_US.utf8"), from the variants'
+               definitions in meta.tsv ("text variant <name>"; a results
+               directory without them: the ratio to btree-icu)
   report.md    the Markdown report (results table, setup, chart; with
                --baseline, each variant's per-round ratio to its twin
                "<variant>-base")
@@ -53,8 +56,11 @@ import sys
 from collections import OrderedDict, defaultdict
 
 BASELINE = "btree"
-# The second reference of the workloads that have it (probe-text-*): core
-# btree in the database default collation; BASELINE is btree under "C" there.
+# probe-text-*: BASELINE is core btree under "C"; the second ratio is each
+# variant's to the core btree of its own collation (text_references), or,
+# for results without the variants' definitions in meta.tsv, to BASELINE2
+# (core btree in the database default collation, as runs before the
+# collations were named had it).
 BASELINE2 = "btree-icu"
 WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-composite", "probe-text-*", "probe-part*", "probe-tables", "probe-big",
                   "probe-100m", "probe-inlist*", "probe-skip", "probe-batch", "select", "select-mix", "select-connect",
@@ -175,8 +181,40 @@ def round_values(rows):
     return values, order
 
 
-def summarise(rows):
-    """-> list of dicts, one per (workload, metric, variant), report order."""
+def collation_key(name):
+    """A collation name as pg_collation spells it: "x" -> x, X -> x."""
+    if name.startswith('"') and name.endswith('"'):
+        return name[1:-1]
+    return name.lower()
+
+
+def text_references(meta):
+    """-> ({text variant: its reference}, {text variant: its collation}):
+    the reference is the core btree variant (USING btree) in the variant's
+    collation, None if the run has none; from meta.tsv's "text variant
+    <name>" lines (the definition, then "probes joined on p.k = q.k
+    [COLLATE x]").  Empty without such lines."""
+    colls, ams = OrderedDict(), {}
+    for key, value in meta.items():
+        if not key.startswith("text variant "):
+            continue
+        v = key[len("text variant "):]
+        m = re.search(r'probes joined on p\.k = q\.k(?: COLLATE ("[^"]+"|[A-Za-z0-9_]+))?', value)
+        colls[v] = collation_key(m.group(1)) if m and m.group(1) else "default"
+        a = re.match(r"\s*USING\s+(\w+)", value)
+        ams[v] = a.group(1) if a else None
+    by_coll = {}
+    # btree first: the reference of "C" whatever other btree it shares it with
+    for v in sorted(colls, key=lambda x: x != BASELINE):
+        if ams[v] == "btree" and not v.endswith("-base"):
+            by_coll.setdefault(colls[v], v)
+    return OrderedDict((v, by_coll.get(c)) for v, c in colls.items()), colls
+
+
+def summarise(rows, refs=None):
+    """-> list of dicts, one per (workload, metric, variant), report order.
+    refs: text_references()'s variant -> reference, for probe-text-*'s
+    second ratio (without: BASELINE2)."""
     values, order = round_values(rows)
     variants = []
     keys = []
@@ -199,20 +237,25 @@ def summarise(rows):
         mr = OWN_TABLE_METRIC_ORDER.index(m) if own and m in OWN_TABLE_METRIC_ORDER else 0
         return (workload_rank(w), first[w], mr, keys.index(wm))
 
-    for b in (BASELINE2, BASELINE):
+    # The references first: btree, then the btree of each other collation
+    firsts = [BASELINE] + [r for r in (refs.values() if refs else [BASELINE2]) if r and r != BASELINE]
+    for b in reversed(list(OrderedDict.fromkeys(firsts))):
         if b in variants:
             variants.remove(b)
             variants.insert(0, b)
     out = []
     for w, m in sorted(keys, key=key_order):
         base = values.get((w, m, BASELINE), {})
-        base2 = values.get((w, m, BASELINE2), {})
         for v in variants:
             per_round = values.get((w, m, v))
             if not per_round:
                 continue
             xs = list(per_round.values())
             ratios = [per_round[r] / base[r] for r in sorted(per_round) if r in base and base[r] != 0]
+            ref2 = None
+            if w.startswith("probe-text-"):
+                ref2 = refs.get(v) if refs else BASELINE2
+            base2 = values.get((w, m, ref2), {}) if ref2 else {}
             ratios2 = [per_round[r] / base2[r] for r in sorted(per_round) if r in base2 and base2[r] != 0]
             label, higher, in_chart = metric_info(m)
             out.append(
@@ -230,6 +273,7 @@ def summarise(rows):
                     "ratio2_median": statistics.median(ratios2) if ratios2 else None,
                     "ratio2_min": min(ratios2) if ratios2 else None,
                     "ratio2_max": max(ratios2) if ratios2 else None,
+                    "ratio2_ref": ref2 if ratios2 else None,
                     "higher_is_better": higher,
                     "label": label,
                     "in_chart": in_chart,
@@ -241,7 +285,7 @@ def summarise(rows):
 def write_summary_csv(path, summary):
     cols = ["workload", "metric", "variant", "rounds", "median", "min", "max",
             "ratio_median", "ratio_min", "ratio_max", "higher_is_better",
-            "ratio2_median", "ratio2_min", "ratio2_max"]
+            "ratio2_median", "ratio2_min", "ratio2_max", "ratio2_ref"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         wr = csv.writer(f)
         wr.writerow(cols)
@@ -335,9 +379,12 @@ def headline(summary, meta):
     return lines
 
 
-def headline_text(summary):
+def headline_text(summary, colls=None):
     """probe-text: per dataset, the references and every variant's ratios to
-    both, and whether the best btlayout variant reaches TEXT_TARGET."""
+    btree "C" and to the core btree of its own collation (colls: variant ->
+    collation, from text_references; without it the second ratio is to
+    BASELINE2), the best btlayout variant of each collation, and whether
+    the best "C" one reaches TEXT_TARGET."""
     lines = []
     rows = [s for s in summary if s["workload"].startswith("probe-text-") and s["metric"] == "lookups_per_s"]
     datasets = []
@@ -346,30 +393,40 @@ def headline_text(summary):
             datasets.append(s["workload"])
     if not datasets:
         return lines
-    lines += ["", "**Headline, probe-text** (lookups/s, median; ratio to btree COLLATE \"C\" "
-              "and to btree in the default collation, per round, median [min-max]; target %.1fx btree \"C\"):"
-              % TEXT_TARGET, "",
-              "| dataset | variant | lookups/s | ratio to btree \"C\" | ratio to %s |" % BASELINE2,
-              "|---|---|---:|---|---|"]
+    colls = colls or {}
+    refs = {BASELINE, BASELINE2} | {s["ratio2_ref"] for s in rows if s["ratio2_ref"]}
+    second = "ratio to the btree of its collation" if colls else "ratio to %s" % BASELINE2
+    lines += ["", "**Headline, probe-text** (lookups/s, median; ratios per round, median [min-max]: to core btree "
+              "under COLLATE \"C\", and to core btree in the variant's own collation, the comparison that counts "
+              "for it; target %.1fx btree \"C\" for the \"C\" variants):" % TEXT_TARGET, "",
+              "| dataset | variant | collation | lookups/s | ratio to btree \"C\" | %s |" % second,
+              "|---|---|---|---:|---|---|"]
     for w in datasets:
         first = True
-        best = None
+        best = OrderedDict()  # reference -> the variant of the best ratio to it
         for s in rows:
             if s["workload"] != w:
                 continue
-            r1 = "1" if s["variant"] == BASELINE else fmt_ratio(s["ratio_median"], s["ratio_min"], s["ratio_max"])
-            r2 = "1" if s["variant"] == BASELINE2 else fmt_ratio(s["ratio2_median"], s["ratio2_min"], s["ratio2_max"])
-            if s["variant"] not in (BASELINE, BASELINE2) and s["ratio_median"] is not None:
-                r1 = "**%s**" % r1
-                if best is None or s["ratio_median"] > best["ratio_median"]:
-                    best = s
-            lines.append("| %s | %s | %s | %s | %s |" % (
-                w[len("probe-text-"):] if first else "", s["variant"], fmt(s["median"]), r1, r2))
+            v = s["variant"]
+            r1 = "1" if v == BASELINE else fmt_ratio(s["ratio_median"], s["ratio_min"], s["ratio_max"])
+            r2 = "1" if v == s["ratio2_ref"] else fmt_ratio(s["ratio2_median"], s["ratio2_min"], s["ratio2_max"])
+            if v not in refs and s["ratio2_median"] is not None:
+                r2 = "**%s**" % r2
+                b = best.get(s["ratio2_ref"])
+                if b is None or s["ratio2_median"] > b["ratio2_median"]:
+                    best[s["ratio2_ref"]] = s
+            coll = colls.get(v)
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                w[len("probe-text-"):] if first else "", v, '"%s"' % coll if coll and coll != "default" else
+                (coll or "-"), fmt(s["median"]), r1, r2))
             first = False
-        if best is not None:
-            lines.append("| | best: %s | | %.2fx: target %.1fx %s | |" % (
-                best["variant"], best["ratio_median"], TEXT_TARGET,
-                "met" if best["ratio_median"] >= TEXT_TARGET else "not met"))
+        for ref, b in best.items():
+            coll = colls.get(b["variant"])
+            target = ""
+            if ref == BASELINE:
+                target = ": target %.1fx %s" % (TEXT_TARGET, "met" if b["ratio2_median"] >= TEXT_TARGET else "not met")
+            lines.append("| | best%s: %s | | | | %.2fx %s%s |" % (
+                ' in "%s"' % coll if coll else "", b["variant"], b["ratio2_median"], ref, target))
     return lines
 
 
@@ -397,13 +454,13 @@ def baseline_ab(rows):
             "| workload | metric | variant | ratio to its -base |", "|---|---|---|---|"] + lines
 
 
-def write_report(path, summary, meta, chart_note, nrounds, rows):
+def write_report(path, summary, meta, chart_note, nrounds, rows, colls=None):
     md = ["# btlayout benchmark", ""]
     if "mode" in meta:
         md += ["> **%s**" % meta["mode"], ""]
     md += ["%s; `%s`" % (meta.get("date", "?"), meta.get("command", "?")), ""]
     md += headline(summary, meta)
-    md += headline_text(summary)
+    md += headline_text(summary, colls)
     md += baseline_ab(rows)
     md += ["", "## Results", "",
            "Median, min and max over %d measured rounds (warm-up round discarded); *load* rows are "
@@ -411,11 +468,21 @@ def write_report(path, summary, meta, chart_note, nrounds, rows):
            "*ratio* = variant / btree computed within each round, then median [min-max] over the rounds. "
            "\u2191 higher is better, \u2193 lower is better." % nrounds, ""]
     has2 = any(s["ratio2_median"] is not None for s in summary)
-    if has2:
+    if has2 and colls:
+        pairs = OrderedDict()
+        for s in summary:
+            if s["ratio2_ref"] and s["ratio2_ref"] not in pairs.values():
+                c = colls.get(s["ratio2_ref"], "default")
+                pairs[c] = s["ratio2_ref"]
+        md += ["probe-text-*: btree is core btree under COLLATE \"C\"; the second ratio is each variant's to the core "
+               "btree of its own collation (%s); their build, size and layout rows are measured once, at load." %
+               ", ".join("%s: %s" % ('"%s"' % c if c != "default" else "the database default", r)
+                         for c, r in pairs.items()), ""]
+    elif has2:
         md += ["probe-text-*: btree is core btree under COLLATE \"C\", %s core btree in the database default "
                "collation; their build, size and layout rows are measured once, at load." % BASELINE2, ""]
     md += ["| workload | metric | variant | median | min | max | ratio to btree |%s" % (
-               " ratio to %s |" % BASELINE2 if has2 else ""),
+               (" ratio to the btree of its collation |" if colls else " ratio to %s |" % BASELINE2) if has2 else ""),
            "|---|---|---|---:|---:|---:|---|%s" % ("---|" if has2 else "")]
     last = None
     for s in summary:
@@ -426,7 +493,7 @@ def write_report(path, summary, meta, chart_note, nrounds, rows):
         row = "| %s | %s | %s | %s | %s | %s | %s |" % (
             w, m, s["variant"], fmt(s["median"]), fmt(s["min"]), fmt(s["max"]), ratio)
         if has2:
-            row += " %s |" % ("1" if s["variant"] == BASELINE2 else
+            row += " %s |" % ("1" if s["variant"] == s["ratio2_ref"] else
                               fmt_ratio(s["ratio2_median"], s["ratio2_min"], s["ratio2_max"]))
         md.append(row)
     md += ["", "## Setup", "", "| | |", "|---|---|"]
@@ -687,14 +754,15 @@ def main(argv):
         return 1
     rows = read_raw(raw)
     meta = read_meta(os.path.join(d, "meta.tsv"))
-    summary = summarise(rows)
+    refs, colls = text_references(meta)
+    summary = summarise(rows, refs)
     if not summary:
         print("report.py: no measured rounds in %s" % raw, file=sys.stderr)
         return 1
     nrounds = len({r for r, *_ in rows if r > 0})
     write_summary_csv(os.path.join(d, "summary.csv"), summary)
     chart_note = draw_chart(os.path.join(d, "ratios.png"), summary)
-    write_report(os.path.join(d, "report.md"), summary, meta, chart_note, nrounds, rows)
+    write_report(os.path.join(d, "report.md"), summary, meta, chart_note, nrounds, rows, colls)
     print("report.py: wrote summary.csv, report.md%s in %s" % ("" if chart_note else ", ratios.png", d))
     return 0
 
