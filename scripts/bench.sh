@@ -39,12 +39,11 @@ Data and length:
   --probes N         keys probed by probe-nl                   [1000000]
   --probe-slices N   the probe workloads (probe-nl, probe-inserts,
                      probe-uuid, probe-composite, probe-text) measure
-                     each variant's
-                     --probes keys in N statements, the variants taking
-                     turns statement by statement, so that both sides of
-                     a round's ratio meet the machine's slow stretches
-                     alike (each variant in one session per round);
-                     1: one statement per variant  [4]
+                     each variant's --probes keys in N statements, the
+                     variants taking turns statement by statement, so
+                     that both sides of a round's ratio meet the
+                     machine's slow stretches alike (each variant in one
+                     session per round); 1: one statement per variant  [4]
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
@@ -74,12 +73,10 @@ What to run:
   --workloads a,b,c  of: build select select-mix probe-batch probe-nl range
                      range-mix write write-mix probe-inserts probe-uuid
                      probe-composite build-large probe-text probe-part40
-                     probe-tables
-                     select-connect probe-inlist probe-skip probe-big
-                     probe-100m [all but
-                     probe-inserts, probe-uuid, probe-composite,
-                     build-large, probe-text and the regimes; with --smoke
-                     all]
+                     probe-tables select-connect probe-inlist probe-skip
+                     probe-big probe-100m [all but probe-inserts,
+                     probe-uuid, probe-composite, build-large, probe-text
+                     and the regimes; with --smoke all]
                      select-mix, range-mix: select's and range's
                      statements with every variant side by side in one
                      pgbench run (a copy of the key column per variant,
