@@ -531,6 +531,7 @@ REGIMES = [
     ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")"),
     ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")"),
     ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")"),
+    ("probe-text-email", "lookups_per_s", "text keys, e-mails (text_bin_ops against btree under \"C\")"),
     ("probe-batch", "lookups_per_s", "batches of 100 keys a statement (index scans, heap fetches)"),
     ("probe-inlist-100", "lookups_per_s", "IN lists of 100 random keys a statement, index-only"),
     ("probe-inlist-heap-100", "lookups_per_s", "IN lists of 100 random keys a statement, heap fetches"),
