@@ -328,6 +328,7 @@ extern int64 btl_recent_chunks(void);
 /* upper.c */
 extern int	btl_upper_copy;
 extern void btl_upper_copy_assign(int newval, void *extra);
+extern void btl_upper_copy_sort_keys_assign(int newval, void *extra);
 extern int	btl_debug_fail_upper_alloc;
 extern void btl_debug_fail_upper_alloc_assign(int newval, void *extra);
 extern void btl_upper_free_copy(BtlIndexState *state);

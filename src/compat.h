@@ -27,7 +27,9 @@
 #include "access/relscan.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "commands/vacuum.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "storage/proc.h"
@@ -381,6 +383,103 @@ btl_collation_is_c(Oid collation)
 	return pg_newlocale_from_collation(collation)->collate_is_c;
 #else
 	return lc_collate_is_c(collation);
+#endif
+}
+
+/*
+ * The sort key of the srclen bytes at src in a collation's locale, as
+ * strcmp() orders sort keys as the collation orders strings: ICU's
+ * ucol_getSortKey(), libc's strxfrm().  Written to dest, destsize bytes;
+ * returns its length without the terminating NUL, the key being whole in
+ * dest only if that is less than destsize; SIZE_MAX if ICU failed.  16
+ * exports pg_strnxfrm(); 15 has no such function, so for 15 this calls
+ * what it would: ICU on the string converted to UTF-16 (ucol_getSortKey()
+ * counts the NUL it writes), libc on a NUL-terminated copy, with the
+ * collation's locale_t or, for the database's default collation, whose
+ * pg_locale_t is 0 on 15, the process's LC_COLLATE.
+ */
+static inline size_t
+btl_strnxfrm(char *dest, size_t destsize, const char *src, size_t srclen,
+			 pg_locale_t locale)
+{
+#if PG_VERSION_NUM >= 160000
+	return pg_strnxfrm(dest, destsize, src, srclen, locale);
+#else
+	size_t		result;
+
+#ifdef USE_ICU
+	if (locale && locale->provider == COLLPROVIDER_ICU)
+	{
+		UChar	   *uchar;
+		int32_t		ulen = icu_to_uchar(&uchar, src, srclen);
+		int32_t		n = ucol_getSortKey(locale->info.icu.ucol, uchar, ulen,
+										(uint8_t *) dest,
+										(int32_t) Min(destsize, PG_INT32_MAX));
+
+		pfree(uchar);
+		return n > 0 ? (size_t) n - 1 : SIZE_MAX;
+	}
+#endif
+	{
+		char	   *copy = pnstrdup(src, srclen);
+
+		if (locale)
+			result = strxfrm_l(dest, copy, destsize, locale->info.lt);
+		else
+			result = strxfrm(dest, copy, destsize);
+		pfree(copy);
+	}
+	return result;
+#endif
+}
+
+/*
+ * Can btl_strnxfrm_prefix() make sort keys in this locale: ICU's, in a
+ * UTF-8 database (16 and later say so for every provider; libc cannot)?
+ */
+static inline bool
+btl_strxfrm_prefix_ok(pg_locale_t locale)
+{
+#if PG_VERSION_NUM >= 160000
+	return locale != NULL && pg_strxfrm_prefix_enabled(locale);
+#elif defined(USE_ICU)
+	return locale != NULL && locale->provider == COLLPROVIDER_ICU &&
+		GetDatabaseEncoding() == PG_UTF8;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The first destsize bytes of the sort key of the srclen bytes at src,
+ * by ICU's ucol_nextSortKeyPart() over the UTF-8 string (no conversion to
+ * UTF-16, and no more of the key made than asked for): the number of bytes
+ * written, less than destsize only if that is the whole key.  16 exports
+ * pg_strnxfrm_prefix(); on 15 this calls what it would.
+ */
+static inline size_t
+btl_strnxfrm_prefix(char *dest, size_t destsize, const char *src,
+					size_t srclen, pg_locale_t locale)
+{
+#if PG_VERSION_NUM >= 160000
+	return pg_strnxfrm_prefix(dest, destsize, src, srclen, locale);
+#elif defined(USE_ICU)
+	UCharIterator iter;
+	uint32_t	state[2] = {0, 0};
+	UErrorCode	status = U_ZERO_ERROR;
+	int32_t		n;
+
+	uiter_setUTF8(&iter, src, srclen);
+	n = ucol_nextSortKeyPart(locale->info.icu.ucol, &iter, state,
+							 (uint8_t *) dest,
+							 (int32_t) Min(destsize, PG_INT32_MAX), &status);
+	if (U_FAILURE(status))
+		ereport(ERROR,
+				(errmsg("sort key generation failed: %s", u_errorName(status))));
+	return (size_t) n;
+#else
+	elog(ERROR, "no ICU");
+	return 0;
 #endif
 }
 

@@ -264,6 +264,20 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("btlayout.upper_copy_sort_keys",
+							 "Providers whose collations' strings get normalized keys in the copies of upper levels.",
+							 "none, libc (strxfrm(), which the server does not trust "
+							 "for sorting: here a transform that disagrees with "
+							 "strcoll() costs lookups a descent of their own, never "
+							 "an answer), icu (sort keys) or all; the copies of other "
+							 "collations' indexes are searched as pages.  Changing it "
+							 "drops the copies.",
+							 &btl_upper_copy_sort_keys,
+							 BTL_NK_SORT_KEYS_LIBC,
+							 btl_nk_sort_keys_values,
+							 PGC_USERSET,
+							 0,
+							 NULL, btl_upper_copy_sort_keys_assign, NULL);
 	DefineCustomEnumVariable("btlayout.debug_normkey_scramble",
 							 "For tests: makes the normalized keys of the copies of upper levels wrong.",
 							 "keys changes every other search key's string, pivots "

@@ -96,8 +96,12 @@
 #include "funcapi.h"
 #include "normkey.h"
 #include "storage/bufmgr.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 
 /* The markers */
 #define NK_NULL_FIRST	0x01
@@ -109,6 +113,23 @@
 /* GUC btlayout.debug_normkey_scramble */
 int			btl_debug_normkey_scramble = BTL_NK_SCRAMBLE_OFF;
 
+/*
+ * GUC btlayout.upper_copy_sort_keys: the providers whose collations give
+ * strings keys.  libc's by default: a sort key per lookup costs about what
+ * the comparisons it saves in the upper levels cost under ICU, whose
+ * comparison is quick, and much less under glibc's strcoll() on long keys
+ * (docs/performance.md, "Normalized keys").
+ */
+int			btl_upper_copy_sort_keys = BTL_NK_SORT_KEYS_LIBC;
+
+const struct config_enum_entry btl_nk_sort_keys_values[] = {
+	{"none", BTL_NK_SORT_KEYS_NONE, false},
+	{"libc", BTL_NK_SORT_KEYS_LIBC, false},
+	{"icu", BTL_NK_SORT_KEYS_ICU, false},
+	{"all", BTL_NK_SORT_KEYS_ALL, false},
+	{NULL, 0, false}
+};
+
 const struct config_enum_entry btl_nk_scramble_values[] = {
 	{"off", BTL_NK_SCRAMBLE_OFF, false},
 	{"keys", BTL_NK_SCRAMBLE_KEYS, false},
@@ -117,8 +138,66 @@ const struct config_enum_entry btl_nk_scramble_values[] = {
 };
 
 /*
+ * The provider of a collation (COLLPROVIDER_*): the database's for the
+ * default collation.  (pg_locale_t says it on every version but 19.)
+ */
+static char
+collation_provider(Oid collation)
+{
+	HeapTuple	tup;
+	char		provider;
+
+	if (collation == DEFAULT_COLLATION_OID)
+	{
+		tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
+		provider = ((Form_pg_database) GETSTRUCT(tup))->datlocprovider;
+	}
+	else
+	{
+		tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		provider = ((Form_pg_collation) GETSTRUCT(tup))->collprovider;
+	}
+	ReleaseSysCache(tup);
+	return provider;
+}
+
+/*
+ * The encoding of key column i of rel whose comparator compares it
+ * through a function (BTL_CMP_GENERIC): text, varchar and bpchar in a
+ * collation that does not order bytes, by their sort keys, for the
+ * providers btlayout.upper_copy_sort_keys names.  0 if the column has none.
+ */
+static uint8
+collated_kind(Relation rel, int i, BtlNkPlan *plan)
+{
+	Oid			fn = index_getprocinfo(rel, i + 1, BTORDER_PROC)->fn_oid;
+	Oid			collation = rel->rd_indcollation[i];
+	char		provider;
+	pg_locale_t locale;
+
+	if ((fn != F_BTTEXTCMP && fn != F_BPCHARCMP) || !OidIsValid(collation))
+		return 0;
+	provider = collation_provider(collation);
+	if (provider == COLLPROVIDER_ICU ?
+		(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_ICU) == 0 :
+		provider != COLLPROVIDER_LIBC ||
+		(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_LIBC) == 0)
+		return 0;
+	locale = pg_newlocale_from_collation(collation);
+	plan->col[i].collation = collation;
+	plan->col[i].locale = locale;
+	plan->col[i].deterministic = !locale || locale->deterministic;
+	return fn == F_BTTEXTCMP ? BTL_NK_COLL_TEXT : BTL_NK_COLL_BPCHAR;
+}
+
+/*
  * The plan of rel's key columns (see BtlNkPlan).  Reads the catalogs the
- * first time for an index (its comparators): not under a buffer lock.
+ * first time for an index (its comparators, collations and locales): not
+ * under a buffer lock.
  */
 void
 btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
@@ -128,30 +207,40 @@ btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
 	plan->ncols = 0;
 	for (int i = 0; i < nkeyatts; i++)
 	{
-		BtlCmpKind	kind = btl_column_kind(rel, i);
+		uint8		kind = (uint8) btl_column_kind(rel, i);
 
 		if (kind == BTL_CMP_GENERIC)
+			kind = collated_kind(rel, i, plan);
+		if (kind == 0)
 			return;
-		plan->kind[i] = (uint8) kind;
-		plan->desc[i] = (rel->rd_indoption[i] & INDOPTION_DESC) != 0;
-		plan->nulls_first[i] = (rel->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+		plan->col[i].kind = kind;
+		plan->col[i].desc = (rel->rd_indoption[i] & INDOPTION_DESC) != 0;
+		plan->col[i].nulls_first = (rel->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
 	}
 	plan->ncols = nkeyatts;
 }
 
-/* A string being made: at most cap bytes are kept, and then it is cut */
+/*
+ * A string being made: at most cap bytes are kept; one that had more to
+ * take, or whose sort key was made only in part, is cut, and ends there.
+ */
 typedef struct NkOut
 {
 	uint8	   *buf;
 	int			len;
 	int			cap;
+	bool		cut;
 } NkOut;
 
 static inline void
 nk_byte(NkOut *o, uint8 b)
 {
+	if (o->cut)
+		return;
 	if (o->len < o->cap)
 		o->buf[o->len++] = b;
+	else
+		o->cut = true;
 }
 
 /* n bytes, complemented for DESC */
@@ -160,7 +249,13 @@ nk_bytes(NkOut *o, const uint8 *p, int n, bool desc)
 {
 	uint8		flip = desc ? 0xFF : 0x00;
 
-	n = Min(n, o->cap - o->len);
+	if (o->cut)
+		return;
+	if (n > o->cap - o->len)
+	{
+		n = o->cap - o->len;
+		o->cut = true;
+	}
 	for (int i = 0; i < n; i++)
 		o->buf[o->len + i] = p[i] ^ flip;
 	o->len += n;
@@ -226,14 +321,13 @@ nk_float(NkOut *o, double d, bool desc)
 
 /* Bytes compared as bytes, then by length: 0x00 escaped, then 0x00 0x00 */
 static inline void
-nk_string(NkOut *o, const char *s, int len, bool desc)
+nk_escaped(NkOut *o, const char *s, int len, bool desc)
 {
 	static const uint8 zero_escape[2] = {0x00, 0xFF};
 	static const uint8 terminator[2] = {0x00, 0x00};
 	int			start = 0;
 
-	nk_byte(o, NK_VALUE);
-	for (int i = 0; i < len && o->len < o->cap; i++)
+	for (int i = 0; i < len && !o->cut; i++)
 	{
 		if (s[i] != '\0')
 			continue;
@@ -245,6 +339,91 @@ nk_string(NkOut *o, const char *s, int len, bool desc)
 	nk_bytes(o, terminator, 2, desc);
 }
 
+/* A string compared as bytes: 0x03, then the bytes (nk_escaped()) */
+static inline void
+nk_string(NkOut *o, const char *s, int len, bool desc)
+{
+	nk_byte(o, NK_VALUE);
+	nk_escaped(o, s, len, desc);
+}
+
+/*
+ * A string in a collation: 0x03, its sort key (which holds no 0x00 byte),
+ * 0x00, and for a deterministic collation the bytes as nk_escaped()
+ * encodes them, the order varstr_cmp() gives strings the collation says
+ * are equal.  ICU's sort key is made by ucol_nextSortKeyPart() on the
+ * UTF-8 string, and only as much of it as the string can still take: a key
+ * that fills it is cut there, every byte real (see the file header); a
+ * libc collation's by strxfrm(), whole.  false if the transform gave a key
+ * with a 0x00 byte.
+ */
+static bool
+nk_collated(NkOut *o, const char *s, int len, uint8 kind, pg_locale_t locale,
+			bool deterministic, bool desc, int budget)
+{
+	static const uint8 separator[1] = {0x00};
+	char		stackbuf[1024];
+	char	   *buf = stackbuf;
+	size_t		n;
+
+	if (kind == BTL_NK_COLL_BPCHAR)
+		len = bpchartruelen((char *) s, len);
+	nk_byte(o, NK_VALUE);
+	if (o->cut)
+		return true;
+	if (btl_strxfrm_prefix_ok(locale))
+	{
+		char	   *key = (char *) o->buf + o->len;
+		size_t		room = Min(o->cap - o->len, budget);
+
+		n = room == 0 ? 0 : btl_strnxfrm_prefix(key, room, s, len, locale);
+		if (n >= room)
+		{
+			o->len += room;		/* the key goes on: cut */
+			o->cut = true;
+			if (desc)
+				for (size_t i = 0; i < room; i++)
+					key[i] = ~key[i];
+			return memchr(key, desc ? 0xFF : 0x00, room) == NULL;
+		}
+		/* the whole key, whether or not it ends in a 0x00 */
+		if (n > 0 && key[n - 1] == '\0')
+			n--;
+		if (memchr(key, 0, n) != NULL)
+			return false;
+		if (desc)
+			for (size_t i = 0; i < n; i++)
+				key[i] = ~key[i];
+		o->len += n;
+	}
+	else
+	{
+		n = btl_strnxfrm(buf, sizeof(stackbuf), s, len, locale);
+		if (n != SIZE_MAX && n >= sizeof(stackbuf))
+		{
+			size_t		needed = n + 1;
+
+			buf = palloc(needed);
+			n = btl_strnxfrm(buf, needed, s, len, locale);
+			if (n >= needed)
+				n = SIZE_MAX;
+		}
+		if (n == SIZE_MAX || memchr(buf, 0, n) != NULL)
+		{
+			if (buf != stackbuf)
+				pfree(buf);
+			return false;
+		}
+		nk_bytes(o, (const uint8 *) buf, (int) Min(n, (size_t) o->cap), desc);
+		if (buf != stackbuf)
+			pfree(buf);
+	}
+	nk_bytes(o, separator, 1, desc);
+	if (deterministic)
+		nk_escaped(o, s, len, desc);
+	return true;
+}
+
 /*
  * The string of the first natts attributes of itup into buf (cap bytes):
  * its length, or -1 if an attribute has no encoding here (a varlena not
@@ -254,18 +433,18 @@ static int
 nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 				int natts, uint8 *buf, int cap)
 {
-	NkOut		o = {buf, 0, cap};
+	NkOut		o = {buf, 0, cap, false};
 
-	for (int i = 0; i < natts && o.len < o.cap; i++)
+	for (int i = 0; i < natts && !o.cut; i++)
 	{
-		BtlCmpKind	kind = (BtlCmpKind) plan->kind[i];
-		bool		dsc = plan->desc[i];
+		BtlCmpKind	kind = (BtlCmpKind) plan->col[i].kind;
+		bool		dsc = plan->col[i].desc;
 		bool		isnull;
 		Datum		d = index_getattr(itup, i + 1, desc, &isnull);
 
 		if (isnull)
 		{
-			nk_byte(&o, plan->nulls_first[i] ? NK_NULL_FIRST : NK_NULL_LAST);
+			nk_byte(&o, plan->col[i].nulls_first ? NK_NULL_FIRST : NK_NULL_LAST);
 			continue;
 		}
 		switch (kind)
@@ -312,6 +491,18 @@ nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 				break;
 			case BTL_CMP_GENERIC:
 				return -1;
+			default:			/* BTL_NK_COLL_* */
+				{
+					const char *data;
+					int			len;
+
+					if (!btl_varlena_plain(DatumGetPointer(d), &data, &len) ||
+						!nk_collated(&o, data, len, plan->col[i].kind,
+									 plan->col[i].locale, plan->col[i].deterministic,
+									 dsc, INT_MAX))
+						return -1;
+				}
+				break;
 		}
 	}
 	return o.len;
@@ -328,18 +519,36 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 				BtlNormKey *nk)
 {
 	static uint32 scrambled;
-	NkOut		o = {nk->bytes, 0, BTL_NK_KEYMAX};
+	NkOut		o = {nk->bytes, 0, BTL_NK_KEYMAX, false};
 
 	if (key->keysz < 1 || key->keysz > plan->ncols)
 		return false;
-	for (int i = 0; i < key->keysz && o.len < o.cap; i++)
+	for (int i = 0; i < key->keysz && !o.cut; i++)
 	{
 		const BtlKeyAtt *att = &key->att[i];
-		BtlCmpKind	kind = (BtlCmpKind) plan->kind[i];
+		BtlCmpKind	kind = (BtlCmpKind) plan->col[i].kind;
 
 		if (att->argnull)
 		{
 			nk_byte(&o, att->nulls_first ? NK_NULL_FIRST : NK_NULL_LAST);
+			continue;
+		}
+		if (plan->col[i].kind >= BTL_NK_COLL_TEXT)
+		{
+			/* A string in a collation: the column's comparator and collation */
+			const char *data;
+			int			len;
+
+			if (att->kind != BTL_CMP_GENERIC ||
+				att->sk->sk_func.fn_oid !=
+				(plan->col[i].kind == BTL_NK_COLL_TEXT ? F_BTTEXTCMP : F_BPCHARCMP) ||
+				att->sk->sk_collation != plan->col[i].collation ||
+				!btl_varlena_plain(DatumGetPointer(att->sk->sk_argument),
+								   &data, &len) ||
+				!nk_collated(&o, data, len, plan->col[i].kind, plan->col[i].locale,
+							 plan->col[i].deterministic, att->desc,
+							 BTL_NK_KEY_SORTKEY))
+				return false;
 			continue;
 		}
 		if (att->kind != kind)
@@ -373,11 +582,12 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 			case BTL_CMP_BPCHAR:
 				nk_string(&o, att->sarg, att->slen, att->desc);
 				break;
-			case BTL_CMP_GENERIC:
+			default:
 				return false;
 		}
 	}
 	nk->len = o.len;
+	nk->cut = o.cut;
 	nk->padded = o.len;
 	nk->pad = key->nextkey ? 0xFF : 0x00;
 
@@ -440,50 +650,65 @@ nk_pivot(const BtlNkPlan *plan, TupleDesc desc, Page src, int j, uint8 *buf)
  * key columns encode by plan, into b: their prefix and heads.  Returns the
  * bytes btl_nk_write() will write, or 0 if the page gets no keys: not all
  * its data items are pivots the plan encodes, or their heads decrease in
- * page order (the encoding disagrees with the page: a bug, reported once
- * per backend; the image is then searched as a page).  No transform runs
- * here, only the byte encodings above, so this is done under the lock.
+ * page order (the encoding disagrees with the page: a bug, or a libc
+ * strxfrm() that disagrees with strcoll(); reported once per backend, and
+ * the image is then searched as a page).
+ *
+ * Each pivot is encoded once, into a scratch allocation.  For strings in
+ * a collation that is a transform per pivot (ICU's ucol_getSortKey() or
+ * strxfrm(), about a microsecond each) while the caller holds the page's
+ * share lock: a writer that must lock the page (to add a downlink) waits
+ * for it, once per image a backend makes, as it waits for a reader that
+ * searches the page; the collation's locale was made before the lock
+ * (btl_nk_plan_of()), so no catalog is read under it.
  */
 Size
 btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
 {
 	static bool warned;
 	TupleDesc	desc = RelationGetDescr(rel);
-	uint8		first[BTL_NK_KEYMAX];
-	uint8		buf[BTL_NK_KEYMAX];
 	int			n = nk_page_pivots(src, plan->ncols);
+	uint8	   *strings;
+	int		   *lens;
 	int			prefixlen = BTL_NK_PREFIXMAX;
 	int			maxrest = 0;
 
-	if (n < 0)
-		return 0;
-
-	/* The prefix: the bytes every pivot's string starts with */
+	if (n <= 0)
+	{
+		if (n < 0)
+			return 0;
+		prefixlen = 0;
+	}
+	strings = palloc(Max(n, 1) * BTL_NK_KEYMAX);
+	lens = palloc(Max(n, 1) * sizeof(int));
 	for (int j = 0; j < n; j++)
 	{
-		uint8	   *s = j == 0 ? first : buf;
-		int			len = nk_pivot(plan, desc, src, j, s);
+		uint8	   *str = strings + j * BTL_NK_KEYMAX;
 		int			common = 0;
 
-		if (len < 0)
-			return 0;
-		while (common < prefixlen && common < len && s[common] == first[common])
+		lens[j] = nk_pivot(plan, desc, src, j, str);
+		if (lens[j] < 0)
+		{
+			n = -1;
+			break;
+		}
+
+		/* The prefix: the bytes every pivot's string starts with */
+		while (common < prefixlen && common < lens[j] && str[common] == strings[common])
 			common++;
 		prefixlen = common;
 	}
-	if (n == 0)
-		prefixlen = 0;
 
 	/* The heads, which must not decrease */
 	for (int j = 0; j < n; j++)
 	{
-		int			len = nk_pivot(plan, desc, src, j, buf);
-		int			rest = len - prefixlen;
+		uint8	   *rest = strings + j * BTL_NK_KEYMAX + prefixlen;
+		int			restlen = lens[j] - prefixlen;
 
-		if (rest < 8)
-			memset(buf + len, 0, 8 - rest);
-		b->heads[j] = btl_nk_head(buf + prefixlen, 8);
-		maxrest = Max(maxrest, rest);
+		if (restlen < 8)
+			memset(rest + restlen, 0, 8 - restlen);
+		b->heads[j] = btl_nk_head(rest, 8);
+		maxrest = Max(maxrest, restlen);
 		if (j > 0 && b->heads[j] < b->heads[j - 1])
 		{
 			if (!warned)
@@ -493,9 +718,16 @@ btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
 								RelationGetRelationName(rel)),
 						 errdetail("The page is searched through its items.")));
 			warned = true;
-			return 0;
+			n = -1;
+			break;
 		}
 	}
+	if (n >= 0)
+		memcpy(b->prefix, strings, prefixlen);
+	pfree(strings);
+	pfree(lens);
+	if (n < 0)
+		return 0;
 
 	/* A wrong encoding, for tests: heads out of order, past the check */
 	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_PIVOTS))
@@ -510,7 +742,6 @@ btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
 	b->nkeys = n;
 	b->width = maxrest <= 4 ? 4 : 8;
 	b->prefixlen = prefixlen;
-	memcpy(b->prefix, first, prefixlen);
 	return MAXALIGN(sizeof(BtlNkKeys)) + MAXALIGN(n * b->width) +
 		MAXALIGN((n + 1) * sizeof(BlockNumber)) + prefixlen;
 }
@@ -524,8 +755,8 @@ btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys)
 	BlockNumber *downlinks;
 
 	keys->nkeys = (uint16) b->nkeys;
-	keys->width = (uint16) b->width;
-	keys->prefixlen = (uint16) b->prefixlen;
+	keys->width = (uint8) b->width;
+	keys->prefixlen = (uint8) b->prefixlen;
 	keys->heads = MAXALIGN(sizeof(BtlNkKeys));
 	keys->downlinks = keys->heads + MAXALIGN(b->nkeys * b->width);
 	keys->prefix = keys->downlinks + MAXALIGN((b->nkeys + 1) * sizeof(BlockNumber));
@@ -585,27 +816,76 @@ btl_nk_search(const BtlNkKeys *keys, BtlNormKey *nk,
 	int			hi;
 	int			c;
 	uint64		h;
+	uint64		hmax;
 
-	btl_nk_pad(nk, keys->prefixlen + 8);
-	c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
-	if (c != 0 || n == 0)
-		return c > 0 ? n : 0;
-	h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
-	if (keys->width == 4)
+	if (nk->cut && keys->prefixlen + keys->width > nk->len)
 	{
-		const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
+		/*
+		 * A cut key that ends before this image's head does: its bytes past
+		 * len are unknown, so the pivots whose strings agree with all it has
+		 * are the range between its head with 0x00 bytes and with 0xFF
+		 * bytes for the unknown ones, decided through their items.
+		 */
+		uint8		window[8];
+		int			known = nk->len - keys->prefixlen;
 
-		lo = count_below32(heads, n, (uint32) h);
-		for (hi = lo; hi < n && heads[hi] == (uint32) h; hi++)
-			;
+		c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys),
+						  Min(nk->len, keys->prefixlen));
+		if (c != 0 || n == 0)
+			return c > 0 ? n : 0;
+		if (known <= 0)
+		{
+			lo = 0;
+			hi = n;
+		}
+		else
+		{
+			memcpy(window, nk->bytes + keys->prefixlen, known);
+			memset(window + known, 0x00, 8 - known);
+			h = btl_nk_head(window, keys->width);
+			memset(window + known, 0xFF, 8 - known);
+			hmax = btl_nk_head(window, keys->width);
+			if (keys->width == 4)
+			{
+				const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
+
+				lo = count_below32(heads, n, (uint32) h);
+				hi = (uint32) hmax == PG_UINT32_MAX ? n :
+					count_below32(heads, n, (uint32) hmax + 1);
+			}
+			else
+			{
+				const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
+
+				lo = count_below64(heads, n, h);
+				hi = hmax == PG_UINT64_MAX ? n :
+					count_below64(heads, n, hmax + 1);
+			}
+		}
 	}
 	else
 	{
-		const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
+		btl_nk_pad(nk, keys->prefixlen + 8);
+		c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
+		if (c != 0 || n == 0)
+			return c > 0 ? n : 0;
+		h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
+		if (keys->width == 4)
+		{
+			const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
 
-		lo = count_below64(heads, n, h);
-		for (hi = lo; hi < n && heads[hi] == h; hi++)
-			;
+			lo = count_below32(heads, n, (uint32) h);
+			for (hi = lo; hi < n && heads[hi] == (uint32) h; hi++)
+				;
+		}
+		else
+		{
+			const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
+
+			lo = count_below64(heads, n, h);
+			for (hi = lo; hi < n && heads[hi] == h; hi++)
+				;
+		}
 	}
 
 	/* The pivots in [lo, hi) tie with the key on their heads: their items */
@@ -812,7 +1092,8 @@ btlayout_normkey_check(PG_FUNCTION_ARGS)
 					counts[3]++;	/* a key of the column's own type has one */
 					continue;
 				}
-				btl_nk_pad(&nk, BTL_NK_KEYMAX);
+				if (!nk.cut)
+					btl_nk_pad(&nk, BTL_NK_KEYMAX);
 
 				for (int t = 0; t < ntuples; t++)
 				{
@@ -821,7 +1102,8 @@ btlayout_normkey_check(PG_FUNCTION_ARGS)
 					if (!tuples[t].encoded)
 						continue;
 					counts[1]++;
-					c = memcmp(nk.bytes, tuples[t].bytes, BTL_NK_KEYMAX);
+					c = memcmp(nk.bytes, tuples[t].bytes,
+							   nk.cut ? nk.len : BTL_NK_KEYMAX);
 					if (c == 0)
 						continue;
 					counts[2]++;

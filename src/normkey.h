@@ -16,6 +16,7 @@
 
 #include "compare.h"
 #include "utils/guc.h"
+#include "utils/pg_locale.h"
 
 /* Bytes of a normalized string made, pivot or search key; past it, cut */
 #define BTL_NK_KEYMAX		256
@@ -23,20 +24,53 @@
 /* Longest prefix an image stores once: a head past it is still made */
 #define BTL_NK_PREFIXMAX	(BTL_NK_KEYMAX - 8)
 
+StaticAssertDecl(BTL_NK_PREFIXMAX <= PG_UINT8_MAX, "prefixlen is a uint8");
+
+/*
+ * Bytes of an ICU sort key a search key's string takes: the key is cut
+ * after them (made by ucol_nextSortKeyPart(), the rest is never made).
+ * Enough to pass the prefix and the head of most images (e-mails: about
+ * 16 characters of primary weights); pivots whose strings agree with all
+ * of it are decided through their items.
+ */
+#define BTL_NK_KEY_SORTKEY	32
+
+/*
+ * The encodings of strings in a collation that does not order bytes, next
+ * to the comparison kinds (BtlCmpKind) in a plan: text and varchar
+ * (bttextcmp), bpchar (bpcharcmp).
+ */
+#define BTL_NK_COLL_TEXT	64
+#define BTL_NK_COLL_BPCHAR	65
+
 /*
  * How an index's key columns encode: each column's comparison kind (the
  * one its operator class's comparator has against its own type, by
- * classify() in compare.c), DESC and NULLS FIRST.  ncols 0: some column
- * has no encoding, and the index's images keep no keys.  Made from the
- * catalogs before any page is locked (btl_nk_plan_of()).
+ * classify() in compare.c) or collated-string encoding, DESC and NULLS
+ * FIRST, and for a collated string its collation, the collation's locale
+ * and whether it is deterministic.  ncols 0: some column has no encoding,
+ * and the index's images keep no keys.  Made from the catalogs before any
+ * page is locked (btl_nk_plan_of()).
  */
+typedef struct BtlNkColumn
+{
+	uint8		kind;			/* BtlCmpKind, or BTL_NK_COLL_* */
+	bool		desc;
+	bool		nulls_first;
+	bool		deterministic;
+	Oid			collation;
+	pg_locale_t locale;
+} BtlNkColumn;
+
 typedef struct BtlNkPlan
 {
 	int			ncols;
-	uint8		kind[INDEX_MAX_KEYS];	/* BtlCmpKind */
-	bool		desc[INDEX_MAX_KEYS];
-	bool		nulls_first[INDEX_MAX_KEYS];
+	BtlNkColumn col[INDEX_MAX_KEYS];	/* ncols of them */
 } BtlNkPlan;
+
+/* The bytes of a plan of ncols columns (a copy keeps no more) */
+#define BTL_NK_PLAN_SIZE(ncols) \
+	(offsetof(BtlNkPlan, col) + (ncols) * sizeof(BtlNkColumn))
 
 /*
  * The keys of an image (made by btl_nk_measure() and btl_nk_write(),
@@ -50,11 +84,11 @@ typedef struct BtlNkPlan
 typedef struct BtlNkKeys
 {
 	uint16		nkeys;
-	uint16		width;			/* bytes of each head: 4 or 8 */
-	uint16		prefixlen;
-	uint32		heads;			/* offsets from this header */
-	uint32		downlinks;
-	uint32		prefix;
+	uint8		width;			/* bytes of each head: 4 or 8 */
+	uint8		prefixlen;		/* at most BTL_NK_PREFIXMAX */
+	uint16		heads;			/* offsets from this header */
+	uint16		downlinks;
+	uint16		prefix;
 } BtlNkKeys;
 
 #define BTL_NK_HEADS(k)		((const char *) (k) + (k)->heads)
@@ -66,15 +100,17 @@ typedef struct BtlNkKeys
  * A search key's normalized string, made once per lookup for the first
  * image with keys (btl_nk_make_key()): len bytes, then the padding (0x00,
  * or 0xFF for nextkey) up to padded bytes, extended as images need it
- * (btl_nk_pad()).  A string of BTL_NK_KEYMAX bytes may be cut: its bytes
- * are real as far as any image reads them.
+ * (btl_nk_pad()).  A cut string (BTL_NK_KEYMAX bytes, or an ICU sort key
+ * past BTL_NK_KEY_SORTKEY) has more bytes than it holds: past len, they are
+ * unknown, and its padding is not used (btl_nk_search()).
  */
 typedef struct BtlNormKey
 {
 	int			len;
+	bool		cut;
 	int			padded;
 	uint8		pad;
-	uint8		bytes[BTL_NK_KEYMAX];
+	uint8		bytes[BTL_NK_KEYMAX + 8];
 } BtlNormKey;
 
 /* What btl_nk_measure() found out about a page, for btl_nk_write() */
@@ -96,6 +132,17 @@ typedef enum BtlNkScramble
 } BtlNkScramble;
 
 extern int	btl_debug_normkey_scramble;
+/* GUC btlayout.upper_copy_sort_keys: collations whose strings have keys */
+typedef enum BtlNkSortKeys
+{
+	BTL_NK_SORT_KEYS_NONE,
+	BTL_NK_SORT_KEYS_LIBC,		/* strxfrm() */
+	BTL_NK_SORT_KEYS_ICU,		/* ucol_nextSortKeyPart() */
+	BTL_NK_SORT_KEYS_ALL
+} BtlNkSortKeys;
+
+extern int	btl_upper_copy_sort_keys;
+extern const struct config_enum_entry btl_nk_sort_keys_values[];
 extern const struct config_enum_entry btl_nk_scramble_values[];
 
 extern void btl_nk_plan_of(Relation rel, BtlNkPlan *plan);

@@ -126,13 +126,15 @@ typedef struct UpperImage
 struct BtlUpperCopy
 {
 	bool		bytewise;		/* keys stored without their page's prefix */
-	BtlNkPlan	plan;			/* images have normalized keys of this
-								 * encoding; plan.ncols 0: none */
 	BlockNumber start;			/* the top page descents searched last */
 	uint32		nslots;
 	uint32		npages;
 	BlockNumber *blknos;		/* by slot; InvalidBlockNumber: empty */
 	UpperImage **images;		/* by slot */
+	BtlNkPlan	plan;			/* images have normalized keys of this
+								 * encoding; plan.ncols 0: none.  Last: a
+								 * copy is allocated with room for ncols
+								 * columns only */
 };
 
 /* GUC btlayout.upper_copy: kilobytes of images per backend, 0 for none */
@@ -292,6 +294,17 @@ btl_upper_copy_assign(int newval, void *extra)
 	btl_index_state_request_sweep();
 }
 
+/*
+ * GUC assign hook of btlayout.upper_copy_sort_keys: the images of indexes
+ * of text in a collation have keys or not by it, so the copies go, as for
+ * btlayout.upper_copy.
+ */
+void
+btl_upper_copy_sort_keys_assign(int newval, void *extra)
+{
+	btl_upper_copy_assign(0, NULL);
+}
+
 /* The copy of rel; NULL if it has none, or if its entry is stale */
 BtlUpperCopy *
 btl_upper_copy_of(Relation rel)
@@ -402,7 +415,11 @@ alloc_table(uint32 nslots, BlockNumber **blknos, UpperImage ***images)
 static BtlUpperCopy *
 new_copy(BtlIndexState *state, const BtlNkPlan *plan)
 {
-	BtlUpperCopy *copy = upper_alloc(sizeof(BtlUpperCopy));
+	bool		bytewise = plan->ncols == 1 &&
+		plan->col[0].kind == BTL_CMP_BYTES && !plan->col[0].desc;
+	int			ncols = bytewise ? 0 : plan->ncols;
+	BtlUpperCopy *copy = upper_alloc(offsetof(BtlUpperCopy, plan) +
+									 BTL_NK_PLAN_SIZE(ncols));
 
 	PG_TRY();
 	{
@@ -416,11 +433,9 @@ new_copy(BtlIndexState *state, const BtlNkPlan *plan)
 	PG_END_TRY();
 	copy->nslots = 16;
 	copy->npages = 0;
-	copy->bytewise = plan->ncols == 1 && plan->kind[0] == BTL_CMP_BYTES &&
-		!plan->desc[0];
-	copy->plan = *plan;
-	if (copy->bytewise)
-		copy->plan.ncols = 0;
+	copy->bytewise = bytewise;
+	memcpy(&copy->plan, plan, BTL_NK_PLAN_SIZE(ncols));
+	copy->plan.ncols = ncols;
 	copy->start = InvalidBlockNumber;
 	state->copy = copy;
 	return copy;
