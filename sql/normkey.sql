@@ -1,11 +1,11 @@
 --
 -- Normalized keys of strings in collations that do not order bytes
 -- (normkey.c): ICU sort keys and libc's strxfrm(), for the providers
--- btlayout.upper_copy_sort_keys names.  Each collation of the list that
--- this server has (no ICU on 16's and 17's wheels; no en_US.utf8 without
--- Debian's locales-all) is tested; the others say so, and the expected
--- outputs differ only in that (normkey_1.out: no ICU; normkey_2.out: no
--- en_US.utf8).  For each: the property test (normkey_check(), as in
+-- btlayout.upper_copy_sort_keys names.  A server without ICU (16's and
+-- 17's wheels) skips this test (scripts/test.sh); of the others, each
+-- collation of the list that this server has is tested, and one without
+-- en_US.utf8 (Debian's locales-all; not in the root 19 runs in) says so
+-- (normkey_1.out).  For each: the property test (normkey_check(), as in
 -- upper.sql) on one-column and composite indexes, DESC and NULLS FIRST,
 -- text and bpchar; then lookups in every scan shape against core btree,
 -- and the same lookups going the same ways with keys and without.  A

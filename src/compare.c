@@ -343,12 +343,22 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 	/* The kinds the layout walk has its own code for (search.c) */
 	key->walk_kind = BTL_CMP_GENERIC;
+	key->walk_kind2 = BTL_CMP_GENERIC;
 	if (key->walkable && key->keysz == 1 &&
 		(key->att[0].kind == BTL_CMP_INT32 ||
 		 key->att[0].kind == BTL_CMP_INT64 ||
 		 key->att[0].kind == BTL_CMP_UUID ||
 		 key->att[0].kind == BTL_CMP_BYTES))
 		key->walk_kind = key->att[0].kind;
+	if (key->walkable && key->keysz == 2 &&
+		(key->att[0].kind == BTL_CMP_INT32 ||
+		 key->att[0].kind == BTL_CMP_INT64) &&
+		(key->att[1].kind == BTL_CMP_INT32 ||
+		 key->att[1].kind == BTL_CMP_INT64))
+	{
+		key->walk_kind = key->att[0].kind;
+		key->walk_kind2 = key->att[1].kind;
+	}
 }
 
 /*

@@ -92,8 +92,10 @@ typedef struct BtlSearchKey
 	bool		fixed;			/* every attribute at a fixed offset */
 	bool		walkable;		/* fixed, and every comparison inline */
 	BtlCmpKind	walk_kind;		/* walkable with one attribute of a kind
-								 * the walk has its own code for (search.c):
-								 * that kind; else BTL_CMP_GENERIC */
+								 * the walk has its own code for (search.c),
+								 * or two integer attributes: the first's
+								 * kind; else BTL_CMP_GENERIC */
+	BtlCmpKind	walk_kind2;		/* ... the second's, or BTL_CMP_GENERIC */
 	int			varatt;			/* the last one, a varlena; or -1 */
 	int			minwidth;		/* bytes a tuple needs to hold them all */
 	TupleDesc	tupdesc;
@@ -384,6 +386,37 @@ btl_compare_fixed_one(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
 		return 1;
 	result = btl_cmp_attr_as(kind, att, (const char *) itup + att->attoff,
 							 TupleDescAttr(key->tupdesc, 0));
+	if (!att->desc)
+		INVERT_COMPARE_RESULT(result);
+	if (result != 0)
+		return result;
+	return btl_compare_tail(key, itup, ntupatts);
+}
+
+/*
+ * The same for a key of two attributes whose walk kinds are k0 and k1,
+ * given as constants: two integer columns (the composite keys of tenants
+ * and ids, customers and dates), never a NULL argument.  A pivot with the
+ * second attribute truncated, equal on the first, is below the key.
+ */
+static pg_attribute_always_inline int32
+btl_compare_fixed_two(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
+					  BtlCmpKind k0, BtlCmpKind k1)
+{
+	const BtlKeyAtt *att = &key->att[0];
+	int32		result;
+
+	if (ntupatts == 0)
+		return 1;
+	result = btl_cmp_attr_as(k0, att, (const char *) itup + att->attoff,
+							 TupleDescAttr(key->tupdesc, 0));
+	if (!att->desc)
+		INVERT_COMPARE_RESULT(result);
+	if (result != 0 || ntupatts == 1)
+		return result != 0 ? result : 1;
+	att = &key->att[1];
+	result = btl_cmp_attr_as(k1, att, (const char *) itup + att->attoff,
+							 TupleDescAttr(key->tupdesc, 1));
 	if (!att->desc)
 		INVERT_COMPARE_RESULT(result);
 	if (result != 0)

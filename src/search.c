@@ -106,13 +106,14 @@ typedef struct BtlWalk
 } BtlWalk;
 
 /*
- * Is the item in this slot below the key (in the search's sense)?  kind is
- * a constant: the key's walk_kind, for which the comparison is compiled on
- * its own (btl_compare_fixed_one()), or BTL_CMP_GENERIC for any walkable
- * key.  Of those kinds only strings (BTL_CMP_BYTES) are varlenas.
+ * Is the item in this slot below the key (in the search's sense)?  kind and
+ * kind2 are constants: the key's walk_kind and walk_kind2, for which the
+ * comparison is compiled on its own (btl_compare_fixed_one(), or
+ * btl_compare_fixed_two() for two attributes), or BTL_CMP_GENERIC for any
+ * walkable key.  Of those kinds only strings (BTL_CMP_BYTES) are varlenas.
  */
 static pg_attribute_always_inline bool
-walk_below_as(void *ctx, int slot, BtlCmpKind kind)
+walk_below_as(void *ctx, int slot, BtlCmpKind kind, BtlCmpKind kind2)
 {
 	BtlWalk    *w = (BtlWalk *) ctx;
 	IndexTuple	itup = (IndexTuple) (w->base + slot * w->width);
@@ -141,7 +142,9 @@ walk_below_as(void *ctx, int slot, BtlCmpKind kind)
 	}
 	if ((kind == BTL_CMP_GENERIC ?
 		 btl_compare_fixed(w->key, itup, ntupatts) :
-		 btl_compare_fixed_one(w->key, itup, ntupatts, kind)) >= w->cmpval)
+		 kind2 == BTL_CMP_GENERIC ?
+		 btl_compare_fixed_one(w->key, itup, ntupatts, kind) :
+		 btl_compare_fixed_two(w->key, itup, ntupatts, kind, kind2)) >= w->cmpval)
 	{
 		w->last_below = slot;
 		return true;
@@ -280,11 +283,11 @@ walk_layout(BtlLayout layout, int n, int node, BtlWalk *w, BtlLessFn less)
  * what the compiler inlines into a function, and the server's small inline
  * functions the walks call became calls.
  */
-#define BTL_WALK_OF_KIND(name, kind) \
+#define BTL_WALK_OF_KIND(name, kind, kind2) \
 static pg_attribute_always_inline bool \
 walk_below_##name(void *ctx, int slot) \
 { \
-	return walk_below_as(ctx, slot, kind); \
+	return walk_below_as(ctx, slot, kind, kind2); \
 } \
 \
 static pg_noinline int \
@@ -293,11 +296,15 @@ walk_##name(BtlLayout layout, int n, int node, BtlWalk *w) \
 	return walk_layout(layout, n, node, w, walk_below_##name); \
 }
 
-BTL_WALK_OF_KIND(int32, BTL_CMP_INT32)
-BTL_WALK_OF_KIND(int64, BTL_CMP_INT64)
-BTL_WALK_OF_KIND(uuid, BTL_CMP_UUID)
-BTL_WALK_OF_KIND(bytes, BTL_CMP_BYTES)
-BTL_WALK_OF_KIND(generic, BTL_CMP_GENERIC)
+BTL_WALK_OF_KIND(int32, BTL_CMP_INT32, BTL_CMP_GENERIC)
+BTL_WALK_OF_KIND(int64, BTL_CMP_INT64, BTL_CMP_GENERIC)
+BTL_WALK_OF_KIND(uuid, BTL_CMP_UUID, BTL_CMP_GENERIC)
+BTL_WALK_OF_KIND(bytes, BTL_CMP_BYTES, BTL_CMP_GENERIC)
+BTL_WALK_OF_KIND(int32_int32, BTL_CMP_INT32, BTL_CMP_INT32)
+BTL_WALK_OF_KIND(int32_int64, BTL_CMP_INT32, BTL_CMP_INT64)
+BTL_WALK_OF_KIND(int64_int32, BTL_CMP_INT64, BTL_CMP_INT32)
+BTL_WALK_OF_KIND(int64_int64, BTL_CMP_INT64, BTL_CMP_INT64)
+BTL_WALK_OF_KIND(generic, BTL_CMP_GENERIC, BTL_CMP_GENERIC)
 
 /*
  * Search the nitems searchable items from offset first by walking the
@@ -359,10 +366,18 @@ search_by_layout(Relation rel, const BtlSearchKey *key, Page page,
 	switch (key->walk_kind)
 	{
 		case BTL_CMP_INT32:
-			slot = walk_int32(layout, n, node, &w);
+			slot = key->walk_kind2 == BTL_CMP_INT32 ?
+				walk_int32_int32(layout, n, node, &w) :
+				key->walk_kind2 == BTL_CMP_INT64 ?
+				walk_int32_int64(layout, n, node, &w) :
+				walk_int32(layout, n, node, &w);
 			break;
 		case BTL_CMP_INT64:
-			slot = walk_int64(layout, n, node, &w);
+			slot = key->walk_kind2 == BTL_CMP_INT32 ?
+				walk_int64_int32(layout, n, node, &w) :
+				key->walk_kind2 == BTL_CMP_INT64 ?
+				walk_int64_int64(layout, n, node, &w) :
+				walk_int64(layout, n, node, &w);
 			break;
 		case BTL_CMP_UUID:
 			slot = walk_uuid(layout, n, node, &w);
