@@ -209,6 +209,13 @@ variant_works() {
 # pgbench_accounts and probe_t.  pg_index is updated in place (superuser, a
 # throwaway cluster); the update invalidates the indexes' relcache entries,
 # and every run is a new session anyway.
+# only_index_sql TABLE INDEX -> SQL making INDEX the only valid index on
+# TABLE (the workloads on tables of their own)
+only_index_sql() {
+	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$2'::regclass)
+	      WHERE indrelid = '$1'::regclass AND indisvalid <> (indexrelid = '$2'::regclass);"
+}
+
 use_sql() {
 	local a p
 	a=$(aidx "$1")
@@ -804,12 +811,7 @@ uuid_key_expr() { echo "md5(($1)::text)::uuid"; }
 
 # use_uuid_sql VARIANT -> SQL making the variant's index the only valid one
 # on uuid_t
-use_uuid_sql() {
-	local i
-	i=$(uidx "$1")
-	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
-	      WHERE indrelid = 'uuid_t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
-}
+use_uuid_sql() { only_index_sql uuid_t "$(uidx "$1")"; }
 
 # uuid_need_mb NVARIANTS -> MB of shared_buffers probe-uuid needs: the heap
 # (44 bytes a row: tuple header, key, line pointer), an index per variant (a
@@ -821,36 +823,52 @@ uuid_need_mb() {
 
 # load_uuid: the tables, their vacuum, every variant's index, prewarm
 load_uuid() {
-	local v t0 size
+	local t0
 	t0=$(now_s)
 	sql "CREATE TABLE uuid_t (k uuid NOT NULL);
 	     INSERT INTO uuid_t SELECT $(uuid_key_expr g) FROM generate_series(1, $ROWS) g;" >/dev/null
 	vacuum_visible "uuid_t"
 	make_probe_keys uuid_keys uuid_key_expr
 	log "load: probe-uuid: tables in $(elapsed "$t0" "$(now_s)") s"
-	for v in "${VARIANTS[@]}"; do
-		activate_build "$v"
-		sql_timed "${V_SET[$v]}" "CREATE INDEX $(uidx "$v") ON uuid_t $(ddl_for "$v" k);"
-		size=$(sql "SELECT pg_relation_size('$(uidx "$v")')")
-		record -1 probe-uuid "$v" uuid_build_s "$(ms_to_s "$TIMED_MS")"
-		record -1 probe-uuid "$v" uuid_size_mb "$(bytes_to_mb "$size")"
-		layout_stats_hook -1 probe-uuid "$v" "$(uidx "$v")"
-		log "load: probe-uuid $v: CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB"
-	done
+	build_own_indexes probe-uuid uuid_t k uidx uuid "${VARIANTS[@]}"
 	sql "CHECKPOINT" >/dev/null
 	prewarm_all 'uuid\_%'
 	log "load: probe-uuid in $(elapsed "$t0" "$(now_s)") s"
 }
 
-run_probe_uuid() {
-	local r v loads=
-	load_uuid
+# build_own_indexes WORKLOAD TABLE COLUMNS IDXFN PREFIX VARIANT...: each
+# variant's index on the columns of a workload's own table (IDXFN VARIANT
+# names it), timed and sized: PREFIX_build_s, PREFIX_size_mb
+build_own_indexes() {
+	local w=$1 table=$2 cols=$3 idxfn=$4 prefix=$5 v size
+	shift 5
+	for v in "$@"; do
+		activate_build "$v"
+		sql_timed "${V_SET[$v]}" "CREATE INDEX $($idxfn "$v") ON $table $(ddl_for "$v" "$cols");"
+		size=$(sql "SELECT pg_relation_size('$($idxfn "$v")')")
+		record -1 "$w" "$v" "${prefix}_build_s" "$(ms_to_s "$TIMED_MS")"
+		record -1 "$w" "$v" "${prefix}_size_mb" "$(bytes_to_mb "$size")"
+		layout_stats_hook -1 "$w" "$v" "$($idxfn "$v")"
+		log "load: $w $v: CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB"
+	done
+}
+
+# own_rounds WORKLOAD ARRAY: the warm-up round and ROUNDS rounds of a probe
+# workload on a table of its own, for the variants of the named array; the
+# load average after each goes to the meta
+own_rounds() {
+	local w=$1 arr=$2 r loads=
 	for ((r = 0; r <= ROUNDS; r++)); do
-		log "=== probe-uuid: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		probe_round "$r" probe-uuid VARIANTS
+		log "=== $w: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
+		probe_round "$r" "$w" "$arr"
 		loads+="${loads:+, }$(loadavg)"
 	done
-	meta "load average, probe-uuid" "after each round (0 = warm-up): $loads"
+	meta "load average, $w" "after each round (0 = warm-up): $loads"
+}
+
+run_probe_uuid() {
+	load_uuid
+	own_rounds probe-uuid VARIANTS
 	sql "DROP TABLE uuid_t, $(probe_key_tables uuid_keys); CHECKPOINT" >/dev/null
 }
 
@@ -887,12 +905,7 @@ comp_tenant_expr() { echo "(1 + ($1) % $COMP_TENANTS)::int4"; } # row number -> 
 
 # use_comp_sql VARIANT -> SQL making the variant's index the only valid one
 # on comp_t
-use_comp_sql() {
-	local i
-	i=$(cidx "$1")
-	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
-	      WHERE indrelid = 'comp_t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
-}
+use_comp_sql() { only_index_sql comp_t "$(cidx "$1")"; }
 
 # comp_variants: the variants that run probe-composite (hash: one column only)
 comp_variants() {
@@ -911,7 +924,7 @@ comp_need_mb() {
 
 # load_comp: the tables, their vacuum, every variant's index, prewarm
 load_comp() {
-	local v t0 size
+	local t0
 	t0=$(now_s)
 	sql "CREATE TABLE comp_t (tenant int4 NOT NULL, id int8 NOT NULL);
 	     INSERT INTO comp_t SELECT $(comp_tenant_expr g), g FROM generate_series(1::int8, $ROWS) g;" >/dev/null
@@ -922,30 +935,16 @@ load_comp() {
 	       FROM (SELECT (1 + floor(random() * $ROWS))::int8 AS g FROM generate_series(1, $PROBES)) s;" >/dev/null
 	split_probe_keys comp_keys "tenant, id"
 	log "load: probe-composite: tables in $(elapsed "$t0" "$(now_s)") s"
-	for v in "${COMP_VARIANTS[@]}"; do
-		activate_build "$v"
-		sql_timed "${V_SET[$v]}" "CREATE INDEX $(cidx "$v") ON comp_t $(ddl_for "$v" 'tenant, id');"
-		size=$(sql "SELECT pg_relation_size('$(cidx "$v")')")
-		record -1 probe-composite "$v" comp_build_s "$(ms_to_s "$TIMED_MS")"
-		record -1 probe-composite "$v" comp_size_mb "$(bytes_to_mb "$size")"
-		layout_stats_hook -1 probe-composite "$v" "$(cidx "$v")"
-		log "load: probe-composite $v: CREATE INDEX $(ms_to_s "$TIMED_MS") s, $(bytes_to_mb "$size") MB"
-	done
+	build_own_indexes probe-composite comp_t 'tenant, id' cidx comp "${COMP_VARIANTS[@]}"
 	sql "CHECKPOINT" >/dev/null
 	prewarm_all 'comp\_%'
 	log "load: probe-composite in $(elapsed "$t0" "$(now_s)") s"
 }
 
 run_probe_composite() {
-	local r loads=
 	mapfile -t COMP_VARIANTS < <(comp_variants)
 	load_comp
-	for ((r = 0; r <= ROUNDS; r++)); do
-		log "=== probe-composite: round $r of $ROUNDS$( ((r == 0)) && echo ' (warm-up, discarded)')"
-		probe_round "$r" probe-composite COMP_VARIANTS
-		loads+="${loads:+, }$(loadavg)"
-	done
-	meta "load average, probe-composite" "after each round (0 = warm-up): $loads"
+	own_rounds probe-composite COMP_VARIANTS
 	sql "DROP TABLE comp_t, $(probe_key_tables comp_keys); CHECKPOINT" >/dev/null
 }
 
@@ -1140,12 +1139,7 @@ tidx() { echo "text_$1_$(vid "$2")"; } # dataset, variant -> its index
 
 # use_text_sql DATASET VARIANT -> SQL making the variant's index the only
 # valid one on text_<dataset>
-use_text_sql() {
-	local t=text_$1 i
-	i=$(tidx "$1" "$2")
-	echo "UPDATE pg_index SET indisvalid = (indexrelid = '$i'::regclass)
-	      WHERE indrelid = '$t'::regclass AND indisvalid <> (indexrelid = '$i'::regclass);"
-}
+use_text_sql() { only_index_sql "text_$1" "$(tidx "$1" "$2")"; }
 
 # text_bytes_per_key DATASET -> bytes of index per key (leaf tuple, line
 # pointer, 90% fill, upper levels), measured at 200k keys on PostgreSQL 15,
