@@ -97,6 +97,12 @@
 #define FULL_BACKOFF		256
 
 /*
+ * Bytes a page's keys must share for its image to store them without
+ * them (make_image()); a page whose keys share fewer gets normalized keys
+ */
+#define STRIP_MIN			16
+
+/*
  * One page image: this header, then the compact page (MAXALIGNed), then
  * the prefix its keys were stored without (prefixlen bytes, none if 0).
  */
@@ -407,17 +413,18 @@ alloc_table(uint32 nslots, BlockNumber **blknos, UpperImage ***images)
 /*
  * Make the (empty) copy of the index whose entry is state, whose key
  * columns encode by plan (btl_upper_remember()).  An index of one
- * ascending column compared as bytes has its keys stored without their
- * page's prefix, and no normalized keys; any other whose columns all
- * encode has those.  Everything is allocated before the copy is hung on
- * the entry: an allocation that fails leaves none.
+ * ascending column compared as bytes is bytewise: the images of its pages
+ * whose keys share a long prefix are stored without it, the others have
+ * normalized keys, as the images of every other index whose columns all
+ * encode.  Everything is allocated before the copy is hung on the entry:
+ * an allocation that fails leaves none.
  */
 static BtlUpperCopy *
 new_copy(BtlIndexState *state, const BtlNkPlan *plan)
 {
 	bool		bytewise = plan->ncols == 1 &&
 		plan->col[0].kind == BTL_CMP_BYTES && !plan->col[0].desc;
-	int			ncols = bytewise ? 0 : plan->ncols;
+	int			ncols = plan->ncols;
 	BtlUpperCopy *copy = upper_alloc(offsetof(BtlUpperCopy, plan) +
 									 BTL_NK_PLAN_SIZE(ncols));
 
@@ -637,9 +644,11 @@ stripped_len(const IndexTuple itup, int n)
  * holds the rest of its key (with its heap TID, if it has one): for keys
  * compared as bytes, a key that starts with that prefix compares with the
  * rest of a pivot as it compares with the whole pivot, and a key that does
- * not is below or above every pivot of the page (search.c).  With a plan
- * of some columns, the pivots' normalized keys follow, if the page has
- * them (btl_nk_measure() in normkey.c).
+ * not is below or above every pivot of the page (search.c).  That is done
+ * when the keys share at least STRIP_MIN bytes (URLs, paths), where it
+ * saves memory; otherwise, and for every other index whose columns a plan
+ * encodes, the pivots' normalized keys follow the whole page, if the page
+ * has them (btl_nk_measure() in normkey.c).
  */
 static UpperImage *
 make_image(Relation rel, Page src, bool bytewise, const BtlNkPlan *plan)
@@ -708,7 +717,7 @@ make_image(Relation rel, Page src, bool bytewise, const BtlNkPlan *plan)
 			prefixlen = common;
 		}
 	}
-	if (first == NULL)
+	if (first == NULL || prefixlen < STRIP_MIN)
 		prefixlen = 0;
 
 	/* The tuples in their order on the page, and the image's size */
@@ -726,7 +735,7 @@ make_image(Relation rel, Page src, bool bytewise, const BtlNkPlan *plan)
 	size = MAXALIGN(sizeof(UpperImage)) + pos +
 		MAXALIGN(sizeof(BTPageOpaqueData)) + prefixlen;
 	keysoff = MAXALIGN(size);
-	if (plan->ncols > 0)
+	if (plan->ncols > 0 && prefixlen == 0)
 		keyssize = btl_nk_measure(rel, plan, src, &build);
 	if (keyssize > 0)
 		size = keysoff + keyssize;
