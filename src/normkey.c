@@ -261,15 +261,21 @@ nk_bytes(NkOut *o, const uint8 *p, int n, bool desc)
 	o->len += n;
 }
 
-/* The low width bytes of u, big-endian */
+/* The low width (1, 2, 4 or 8) bytes of u, big-endian */
 static inline void
 nk_uint(NkOut *o, uint64 u, int width, bool desc)
 {
-	uint8		b[8];
+	uint64		be = pg_hton64(u << (8 * (8 - width)));
 
-	for (int i = 0; i < width; i++)
-		b[i] = (uint8) (u >> (8 * (width - 1 - i)));
-	nk_bytes(o, b, width, desc);
+	if (desc)
+		be = ~be;
+	if (likely(!o->cut && o->cap - o->len >= width))
+	{
+		memcpy(o->buf + o->len, &be, width);
+		o->len += width;
+	}
+	else
+		nk_bytes(o, (const uint8 *) &be, width, false);
 }
 
 static inline int
@@ -595,7 +601,7 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS) &&
 		nk->len > 0 && (scrambled++ & 1) != 0)
 		nk->bytes[nk->len - 1] ^= 0x5A;
-	btl_nk_pad(nk, Min(BTL_NK_KEYMAX, nk->len + 16));
+	btl_nk_pad(nk, Min(BTL_NK_KEYMAX, nk->len + 8));
 	return true;
 }
 
@@ -773,140 +779,6 @@ btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys)
 		downlinks[j] = BTreeTupleGetDownLink((IndexTuple)
 											 PageGetItem(src, PageGetItemId(src, first + j)));
 	memcpy((char *) keys + keys->prefix, b->prefix, b->prefixlen);
-}
-
-/*
- * name(keys, n, x): how many of the n (> 0) sorted keys of the type are
- * below x, by a binary search whose steps choose by a conditional move, not
- * a branch.
- */
-#define BTL_COUNT_BELOW(name, type) \
-static inline int \
-name(const type *keys, int n, type x) \
-{ \
-	const type *base = keys; \
-\
-	while (n > 1) \
-	{ \
-		int			half = n / 2; \
-\
-		base = base[half] < x ? base + half : base; \
-		n -= half; \
-	} \
-	return (int) (base - keys) + (*base < x); \
-}
-
-BTL_COUNT_BELOW(count_below32, uint32)
-BTL_COUNT_BELOW(count_below64, uint64)
-
-/*
- * The item of the image whose keys these are that _bt_binsrch() would
- * choose for the key (its string nk): how many pivots after the
- * minus-infinity item are before the key, 0 to nkeys; downlink i of the
- * keys is that item's.  page is the image's page (its items decide the
- * pivots whose heads equal the key's), rel the index.  See the file
- * header for why this is exact, and why it is safe when it is not.
- */
-int
-btl_nk_search(const BtlNkKeys *keys, BtlNormKey *nk,
-			  const BtlSearchKey *key, Relation rel, Page page)
-{
-	int			n = keys->nkeys;
-	int			lo;
-	int			hi;
-	int			c;
-	uint64		h;
-	uint64		hmax;
-
-	if (nk->cut && keys->prefixlen + keys->width > nk->len)
-	{
-		/*
-		 * A cut key that ends before this image's head does: its bytes past
-		 * len are unknown, so the pivots whose strings agree with all it has
-		 * are the range between its head with 0x00 bytes and with 0xFF
-		 * bytes for the unknown ones, decided through their items.
-		 */
-		uint8		window[8];
-		int			known = nk->len - keys->prefixlen;
-
-		c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys),
-						  Min(nk->len, keys->prefixlen));
-		if (c != 0 || n == 0)
-			return c > 0 ? n : 0;
-		if (known <= 0)
-		{
-			lo = 0;
-			hi = n;
-		}
-		else
-		{
-			memcpy(window, nk->bytes + keys->prefixlen, known);
-			memset(window + known, 0x00, 8 - known);
-			h = btl_nk_head(window, keys->width);
-			memset(window + known, 0xFF, 8 - known);
-			hmax = btl_nk_head(window, keys->width);
-			if (keys->width == 4)
-			{
-				const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
-
-				lo = count_below32(heads, n, (uint32) h);
-				hi = (uint32) hmax == PG_UINT32_MAX ? n :
-					count_below32(heads, n, (uint32) hmax + 1);
-			}
-			else
-			{
-				const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
-
-				lo = count_below64(heads, n, h);
-				hi = hmax == PG_UINT64_MAX ? n :
-					count_below64(heads, n, hmax + 1);
-			}
-		}
-	}
-	else
-	{
-		btl_nk_pad(nk, keys->prefixlen + 8);
-		c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
-		if (c != 0 || n == 0)
-			return c > 0 ? n : 0;
-		h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
-		if (keys->width == 4)
-		{
-			const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
-
-			lo = count_below32(heads, n, (uint32) h);
-			for (hi = lo; hi < n && heads[hi] == (uint32) h; hi++)
-				;
-		}
-		else
-		{
-			const uint64 *heads = (const uint64 *) BTL_NK_HEADS(keys);
-
-			lo = count_below64(heads, n, h);
-			for (hi = lo; hi < n && heads[hi] == h; hi++)
-				;
-		}
-	}
-
-	/* The pivots in [lo, hi) tie with the key on their heads: their items */
-	if (lo < hi)
-	{
-		OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(page)) + 1;
-		int			cmpval = key->nextkey ? 0 : 1;
-
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-			IndexTuple	itup = (IndexTuple)
-				PageGetItem(page, PageGetItemId(page, first + mid));
-
-			if (btl_compare(key, rel, itup) >= cmpval)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	return lo;
 }
 
 /* One tuple the property test compares keys with, and its padded string */
