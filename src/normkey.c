@@ -271,7 +271,22 @@ nk_uint(NkOut *o, uint64 u, int width, bool desc)
 		be = ~be;
 	if (likely(!o->cut && o->cap - o->len >= width))
 	{
-		memcpy(o->buf + o->len, &be, width);
+		/* each width a copy of constant size: a store, not a call */
+		switch (width)
+		{
+			case 1:
+				memcpy(o->buf + o->len, &be, 1);
+				break;
+			case 2:
+				memcpy(o->buf + o->len, &be, 2);
+				break;
+			case 4:
+				memcpy(o->buf + o->len, &be, 4);
+				break;
+			default:
+				memcpy(o->buf + o->len, &be, 8);
+				break;
+		}
 		o->len += width;
 	}
 	else
@@ -601,7 +616,13 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS) &&
 		nk->len > 0 && (scrambled++ & 1) != 0)
 		nk->bytes[nk->len - 1] ^= 0x5A;
-	btl_nk_pad(nk, Min(BTL_NK_KEYMAX, nk->len + 8));
+	/* The first 8 bytes of padding, by one store (bytes has room for it) */
+	{
+		uint64		pad8 = nk->pad == 0xFF ? PG_UINT64_MAX : 0;
+
+		memcpy(nk->bytes + nk->len, &pad8, sizeof(pad8));
+		nk->padded = Min(BTL_NK_KEYMAX, nk->len + 8);
+	}
 	return true;
 }
 
