@@ -209,6 +209,8 @@ btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
 	{
 		uint8		kind = (uint8) btl_column_kind(rel, i);
 
+		/* a column not of a collation has no collation, locale, ... */
+		memset(&plan->col[i], 0, sizeof(BtlNkColumn));
 		if (kind == BTL_CMP_GENERIC)
 			kind = collated_kind(rel, i, plan);
 		if (kind == 0)
