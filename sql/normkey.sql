@@ -1,140 +1,31 @@
 --
--- Normalized keys of strings in collations that do not order bytes
--- (normkey.c): ICU sort keys and libc's strxfrm(), for the providers
--- btlayout.upper_copy_sort_keys names.  A server without ICU (16's and
--- 17's wheels) skips this test (scripts/test.sh); of the others, each
--- collation of the list that this server has is tested, and one without
--- en_US.utf8 (Debian's locales-all; not in the root 19 runs in) says so
--- (normkey_1.out).  For each: the property test (normkey_check(), as in
--- upper.sql) on one-column and composite indexes, DESC and NULLS FIRST,
--- text and bpchar; then lookups in every scan shape against core btree,
--- and the same lookups going the same ways with keys and without.  A
--- transform that disagreed with the comparison would show as mismatches
--- or as misses the lookups without keys do not have.
+-- Normalized keys of strings in ICU collations (normkey.c): ICU sort
+-- keys, for the providers btlayout.upper_copy_sort_keys names.  A server
+-- without ICU (16's and 17's wheels) skips this test (scripts/test.sh);
+-- libc's strxfrm() has normkey_libc, which runs everywhere.  For each
+-- collation (test_collation() of sql/include/normkey.sql): the property
+-- test (normkey_check(), as in upper.sql) on one-column and composite
+-- indexes, DESC and NULLS FIRST, text and bpchar; then lookups in every
+-- scan shape against core btree, and the same lookups going the same ways
+-- with keys and without.  A transform that disagreed with the comparison
+-- would show as mismatches or as misses the lookups without keys do not
+-- have.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btlayout;
 RESET client_min_messages;
 
-CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
-  OUT tuples bigint, OUT pairs bigint, OUT decided bigint,
-  OUT mismatches bigint, OUT searches bigint, OUT search_mismatches bigint)
-  AS '$libdir/btlayout', 'btlayout_normkey_check' LANGUAGE C STRICT;
-
-CREATE TABLE nc (s text, b char(8), n int4) WITH (autovacuum_enabled = off);
-INSERT INTO nc SELECT
-  CASE g % 9 WHEN 0 THEN 'Ab' WHEN 1 THEN 'ab' WHEN 2 THEN 'a-b' WHEN 3 THEN 'äb'
-             WHEN 4 THEN '' WHEN 5 THEN NULL ELSE
-  (ARRAY['john', 'mary', 'Zoë', 'émile', 'o''neil', 'li'])[g % 6 + 1] || '.' ||
-  (ARRAY['smith', 'Müller', 'de la cruz', 'ng'])[g % 4 + 1] || (g % 3000) || '@' ||
-  (ARRAY['example.com', 'mail.org', 'x.io'])[g % 3 + 1] END,
-  CASE WHEN g % 11 = 0 THEN NULL ELSE 'b' || (g % 999) || CASE WHEN g % 2 = 0 THEN ' ' ELSE '' END END,
-  g % 100
-FROM generate_series(1, 40000) g;
-CREATE TABLE ncv (LIKE nc) WITH (autovacuum_enabled = off);
-INSERT INTO ncv SELECT * FROM nc;
-
-CREATE TABLE uc0 AS
-  SELECT upper_copy_hits AS hits, upper_copy_misses AS misses,
-         upper_key_searches AS keys
-  FROM btlayout_search_stats();
-CREATE PROCEDURE uc_reset() LANGUAGE sql AS $$
-  UPDATE uc0 SET hits = s.upper_copy_hits, misses = s.upper_copy_misses,
-                 keys = s.upper_key_searches
-  FROM btlayout_search_stats() s;
-$$;
-
--- The result of the tests in one collation, or why there were none
-CREATE FUNCTION test_collation(coll text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  defs text[] := ARRAY['s COLLATE %1$s', 'n, s COLLATE %1$s DESC, b COLLATE %1$s',
-                       'b COLLATE %1$s NULLS FIRST, n', 's COLLATE %1$s, n DESC'];
-  shapes text[] := ARRAY[
-    'SELECT count(*) FROM %1$I WHERE s = %2$L COLLATE %3$s',
-    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s > %2$L COLLATE %3$s ORDER BY s COLLATE %3$s, n DESC LIMIT 2) x',
-    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s <= %2$L COLLATE %3$s ORDER BY s COLLATE %3$s DESC, n LIMIT 2) x',
-    'SELECT count(*) FROM %1$I WHERE n = 7 AND s = %2$L COLLATE %3$s',
-    'SELECT count(*) FROM %1$I WHERE b = left(%2$L, 4)::char(8) COLLATE %3$s',
-    'SELECT count(*) FROM %1$I WHERE b IS NULL AND n > 3'];
-  probes text[];
-  c record;
-  q text;
-  p text;
-  ra text;
-  rb text;
-  wrong int := 0;
-  r record;
-  k0 record;
-  k1 record;
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_collation WHERE collname = coll) THEN
-    RETURN 'no such collation here';
-  END IF;
-  FOR i IN 1 .. array_length(defs, 1) LOOP
-    EXECUTE format('CREATE INDEX nc_%s ON nc USING btlayout (%s) WITH (deduplicate_items = off)',
-                   i, format(defs[i], quote_ident(coll)));
-    EXECUTE format('CREATE INDEX ncv_%s ON ncv USING btree (%s) WITH (deduplicate_items = off)',
-                   i, format(defs[i], quote_ident(coll)));
-    SELECT * INTO c FROM normkey_check(format('nc_%s', i)::regclass, 40, 47);
-    IF c.mismatches <> 0 OR c.search_mismatches <> 0 OR c.decided = 0 OR c.searches = 0 THEN
-      RETURN format('index %s: %s', defs[i], c);
-    END IF;
-  END LOOP;
-  probes := ARRAY(SELECT s FROM (SELECT DISTINCT s FROM nc WHERE s IS NOT NULL) d
-                  ORDER BY md5(s) LIMIT 40)
-            || ARRAY['', 'a', 'AB', 'ab', 'zzz', 'émile.ng', '~'];
-  PERFORM set_config('enable_seqscan', 'off', true);
-  PERFORM set_config('enable_bitmapscan', 'off', true);
-  FOR pass IN 1 .. 3 LOOP
-    -- 1: without keys, to warm the copies; 2: without keys; 3: with keys
-    PERFORM set_config('btlayout.upper_copy_keys', CASE WHEN pass < 3 THEN 'off' ELSE 'on' END, true);
-    CALL uc_reset();
-    FOREACH p IN ARRAY probes LOOP
-      FOREACH q IN ARRAY shapes LOOP
-        EXECUTE format(q, 'nc', p, quote_ident(coll)) INTO ra;
-        EXECUTE format(q, 'ncv', p, quote_ident(coll)) INTO rb;
-        IF ra IS DISTINCT FROM rb THEN
-          RAISE NOTICE 'probe %: % gives % instead of %', p, q, ra, rb;
-          wrong := wrong + 1;
-        END IF;
-      END LOOP;
-    END LOOP;
-    SELECT s.upper_copy_hits - u.hits AS hits, s.upper_copy_misses - u.misses AS misses,
-           s.upper_key_searches - u.keys AS keys
-      INTO r FROM btlayout_search_stats() s, uc0 u;
-    IF pass = 2 THEN k0 := r; ELSIF pass = 3 THEN k1 := r; END IF;
-  END LOOP;
-  FOR i IN 1 .. array_length(defs, 1) LOOP
-    EXECUTE format('DROP INDEX nc_%s, ncv_%s', i, i);
-  END LOOP;
-  IF wrong > 0 THEN
-    RETURN format('%s answers wrong', wrong);
-  END IF;
-  IF k1.keys < 100 OR k0.keys <> 0 OR k1.hits <> k0.hits OR k1.misses <> k0.misses THEN
-    RETURN format('without keys %s, with keys %s', k0, k1);
-  END IF;
-  RETURN 'ok';
-END
-$$;
+\i sql/include/normkey.sql
 
 SET btlayout.upper_copy = '4MB';
 SET btlayout.upper_copy_sort_keys = 'all';
 SELECT coll, test_collation(coll)
-FROM unnest(ARRAY['en-x-icu', 'de-x-icu', 'en_US.utf8']) coll;
+FROM unnest(ARRAY['en-x-icu', 'de-x-icu']) coll;
 
 -- A nondeterministic ICU collation: strings it says are equal are equal
 -- in the index, and their sort keys are equal
-DO $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i') THEN
-    CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-  ELSE
-    CREATE COLLATION nd FROM "C";
-  END IF;
-END
-$$;
-SELECT CASE WHEN collprovider = 'i' THEN test_collation('nd') ELSE 'no ICU here' END AS nondeterministic
-FROM pg_collation WHERE collname = 'nd';
+CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT test_collation('nd') AS nondeterministic;
 
 -- The setting: providers left out have no keys (their indexes' copies are
 -- searched as pages), and a changed setting drops the copies

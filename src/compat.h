@@ -391,25 +391,38 @@ btl_collation_is_c(Oid collation)
  * strcmp() orders sort keys as the collation orders strings: ICU's
  * ucol_getSortKey(), libc's strxfrm().  Written to dest, destsize bytes;
  * returns its length without the terminating NUL, the key being whole in
- * dest only if that is less than destsize; SIZE_MAX if ICU failed.  16
- * exports pg_strnxfrm(); 15 has no such function, so for 15 this calls
- * what it would: ICU on the string converted to UTF-16 (ucol_getSortKey()
- * counts the NUL it writes), libc on a NUL-terminated copy, with the
- * collation's locale_t or, for the database's default collation, whose
- * pg_locale_t is 0 on 15, the process's LC_COLLATE.
+ * dest only if that is less than destsize; SIZE_MAX if ICU failed.
+ *
+ * 18's pg_strnxfrm() serves every provider.  16's and 17's serve ICU but
+ * refuse libc unless the server was built with TRUST_STRXFRM (Debian's
+ * are not): they raise an error for a collation of its own, and fail on
+ * a null pointer for the database's default collation, whose pg_locale_t
+ * is 0 there.  15 has no such function.  So below 18 this calls libc
+ * itself, on a NUL-terminated copy: strxfrm_l() with the collation's
+ * locale_t, or strxfrm() in the process's LC_COLLATE, which the backend
+ * set to the database's, for the default collation (a pg_locale_t of 0,
+ * or one without a locale_t).  An untrusted strxfrm() costs only speed
+ * here (normkey.c: images whose pivots it misorders are refused, and a
+ * wrong downlink is refused at the leaf).  15 makes ICU's key as 16's
+ * pg_strnxfrm() does: on the string converted to UTF-16
+ * (ucol_getSortKey() counts the NUL it writes).
  */
 static inline size_t
 btl_strnxfrm(char *dest, size_t destsize, const char *src, size_t srclen,
 			 pg_locale_t locale)
 {
-#if PG_VERSION_NUM >= 160000
+#if PG_VERSION_NUM >= 180000
 	return pg_strnxfrm(dest, destsize, src, srclen, locale);
 #else
+	char	   *copy;
 	size_t		result;
 
 #ifdef USE_ICU
 	if (locale && locale->provider == COLLPROVIDER_ICU)
 	{
+#if PG_VERSION_NUM >= 160000
+		return pg_strnxfrm(dest, destsize, src, srclen, locale);
+#else
 		UChar	   *uchar;
 		int32_t		ulen = icu_to_uchar(&uchar, src, srclen);
 		int32_t		n = ucol_getSortKey(locale->info.icu.ucol, uchar, ulen,
@@ -418,17 +431,15 @@ btl_strnxfrm(char *dest, size_t destsize, const char *src, size_t srclen,
 
 		pfree(uchar);
 		return n > 0 ? (size_t) n - 1 : SIZE_MAX;
+#endif
 	}
 #endif
-	{
-		char	   *copy = pnstrdup(src, srclen);
-
-		if (locale)
-			result = strxfrm_l(dest, copy, destsize, locale->info.lt);
-		else
-			result = strxfrm(dest, copy, destsize);
-		pfree(copy);
-	}
+	copy = pnstrdup(src, srclen);
+	if (locale && locale->info.lt)
+		result = strxfrm_l(dest, copy, destsize, locale->info.lt);
+	else
+		result = strxfrm(dest, copy, destsize);
+	pfree(copy);
 	return result;
 #endif
 }

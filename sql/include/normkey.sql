@@ -1,24 +1,17 @@
 --
--- Normalized keys of strings in collations that do not order bytes
--- (normkey.c): ICU sort keys and libc's strxfrm(), for the providers
--- btlayout.upper_copy_sort_keys names.  A server without ICU (16's and
--- 17's wheels) skips this test (scripts/test.sh); of the others, each
--- collation of the list that this server has is tested, and one without
--- en_US.utf8 (Debian's locales-all; not in the root 19 runs in) says so
--- (normkey_1.out).  For each: the property test (normkey_check(), as in
--- upper.sql) on one-column and composite indexes, DESC and NULLS FIRST,
--- text and bpchar; then lookups in every scan shape against core btree,
--- and the same lookups going the same ways with keys and without.  A
--- transform that disagreed with the comparison would show as mismatches
--- or as misses the lookups without keys do not have.
+-- normkey: what the tests of normalized keys of collated strings share
+-- (normkey, normkey_libc): the test function normkey_check() (a function
+-- of the library, not of the extension), two twin tables of e-mail-like
+-- strings with accents, cases, '' and NULLs, bpchar with trailing blanks,
+-- and test_collation(), which runs the whole test in one collation.
+-- Included with \i by each test, into each database it uses; not a test
+-- of its own.
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS btlayout;
-RESET client_min_messages;
 CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
   OUT tuples bigint, OUT pairs bigint, OUT decided bigint,
   OUT mismatches bigint, OUT searches bigint, OUT search_mismatches bigint)
   AS '$libdir/btlayout', 'btlayout_normkey_check' LANGUAGE C STRICT;
+
 CREATE TABLE nc (s text, b char(8), n int4) WITH (autovacuum_enabled = off);
 INSERT INTO nc SELECT
   CASE g % 9 WHEN 0 THEN 'Ab' WHEN 1 THEN 'ab' WHEN 2 THEN 'a-b' WHEN 3 THEN 'äb'
@@ -31,6 +24,7 @@ INSERT INTO nc SELECT
 FROM generate_series(1, 40000) g;
 CREATE TABLE ncv (LIKE nc) WITH (autovacuum_enabled = off);
 INSERT INTO ncv SELECT * FROM nc;
+
 CREATE TABLE uc0 AS
   SELECT upper_copy_hits AS hits, upper_copy_misses AS misses,
          upper_key_searches AS keys
@@ -40,6 +34,7 @@ CREATE PROCEDURE uc_reset() LANGUAGE sql AS $$
                  keys = s.upper_key_searches
   FROM btlayout_search_stats() s;
 $$;
+
 -- The result of the tests in one collation, or why there were none
 CREATE FUNCTION test_collation(coll text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -112,85 +107,4 @@ BEGIN
   RETURN 'ok';
 END
 $$;
-SET btlayout.upper_copy = '4MB';
-SET btlayout.upper_copy_sort_keys = 'all';
-SELECT coll, test_collation(coll)
-FROM unnest(ARRAY['en-x-icu', 'de-x-icu', 'en_US.utf8']) coll;
-    coll    |     test_collation     
-------------+------------------------
- en-x-icu   | ok
- de-x-icu   | ok
- en_US.utf8 | no such collation here
-(3 rows)
 
--- A nondeterministic ICU collation: strings it says are equal are equal
--- in the index, and their sort keys are equal
-DO $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i') THEN
-    CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-  ELSE
-    CREATE COLLATION nd FROM "C";
-  END IF;
-END
-$$;
-SELECT CASE WHEN collprovider = 'i' THEN test_collation('nd') ELSE 'no ICU here' END AS nondeterministic
-FROM pg_collation WHERE collname = 'nd';
- nondeterministic 
-------------------
- ok
-(1 row)
-
--- The setting: providers left out have no keys (their indexes' copies are
--- searched as pages), and a changed setting drops the copies
-CREATE INDEX nc_none ON nc USING btlayout (s COLLATE "en-x-icu");
-SET btlayout.upper_copy_sort_keys = 'libc';
-CALL uc_reset();
-SELECT count(*) > 0 AS found FROM nc WHERE s = (SELECT max(s) FROM nc WHERE s LIKE 'john.%') COLLATE "en-x-icu";
- found 
--------
- t
-(1 row)
-
-SELECT count(*) > 0 AS found FROM nc WHERE s = (SELECT max(s) FROM nc WHERE s LIKE 'john.%') COLLATE "en-x-icu";
- found 
--------
- t
-(1 row)
-
-SELECT s.upper_key_searches - u.keys AS icu_key_searches_when_libc
-FROM btlayout_search_stats() s, uc0 u;
- icu_key_searches_when_libc 
-----------------------------
-                          0
-(1 row)
-
-SET btlayout.upper_copy_sort_keys = 'icu';
-CALL uc_reset();
-SELECT count(*) > 0 AS found FROM nc WHERE s = (SELECT max(s) FROM nc WHERE s LIKE 'john.%') COLLATE "en-x-icu";
- found 
--------
- t
-(1 row)
-
-SELECT count(*) > 0 AS found FROM nc WHERE s = (SELECT max(s) FROM nc WHERE s LIKE 'john.%') COLLATE "en-x-icu";
- found 
--------
- t
-(1 row)
-
-SELECT s.upper_key_searches - u.keys > 0 AS icu_key_searches_when_icu
-FROM btlayout_search_stats() s, uc0 u;
- icu_key_searches_when_icu 
----------------------------
- t
-(1 row)
-
-SET btlayout.upper_copy_sort_keys = 'lots';
-ERROR:  invalid value for parameter "btlayout.upper_copy_sort_keys": "lots"
-HINT:  Available values: none, libc, icu, all.
-RESET btlayout.upper_copy_sort_keys;
-DROP TABLE nc, ncv, uc0;
-DROP COLLATION nd;
-DROP FUNCTION test_collation(text), normkey_check(regclass, int, int);
-DROP PROCEDURE uc_reset();
