@@ -231,6 +231,25 @@ build_from_source_package()
 	log "$prefix: PostgreSQL $("$prefix/bin/pg_config" --version | awk '{print $2}') installed"
 }
 
+# The ICU headers a source build in prefix $1 was configured with, kept
+# in $1/include/icu: on 15, btlayout calls ICU itself (compat.h), and
+# ICU's symbols carry its major version, so an extension built for this
+# server elsewhere (in the sid root, whose ICU is newer, for
+# t/012_pg_upgrade.pl on 19) must be compiled against these
+# (scripts/test.sh adds the directory to the compiler's include path)
+keep_icu_headers()
+{
+	local prefix=$1 inc
+
+	[[ -f $prefix/include/icu/unicode/ucol.h ]] && return 0
+	inc=$(pkg-config --variable=includedir icu-uc) ||
+		die "pkg-config knows no icu-uc: libicu-dev is missing"
+	as_root mkdir -p "$prefix/include/icu"
+	as_root cp -r "$inc/unicode" "$prefix/include/icu/" ||
+		die "copying ICU's headers from $inc failed"
+	log "$prefix/include/icu: ICU $(pkg-config --modversion icu-uc)'s headers"
+}
+
 # A Debian sid root in $1 with 19 from experimental and 18 from sid
 # (SID_PACKAGES), and core's regression files of 18
 install_sid_root()
@@ -463,6 +482,7 @@ main()
 			;;
 		15:1)
 			build_from_source_package "postgresql-15=15.18-0+deb12u1" bookworm "$ROOT/15-source"
+			keep_icu_headers "$ROOT/15-source"
 			bindir=$ROOT/15-source/bin
 			;;
 		16:*)

@@ -435,10 +435,14 @@ build_and_install_dir()
 {
 	local dir=$1 name=$2 buildlog=$SCRATCH/build-${2//\//-}.log warnings
 	local installlog=$SCRATCH/install-${2//\//-}.log
-	local PG_CONFIG=${3:-$PG_CONFIG}
+	local PG_CONFIG=${3:-$PG_CONFIG} copt=()
 
-	log "build: $name: make (PGXS, $("$PG_CONFIG" --version))"
-	if ! make -C "$dir" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+	# a source build's own ICU headers (scripts/install-pg.sh
+	# keep_icu_headers) before the system's
+	[[ -d $("$PG_CONFIG" --includedir)/icu/unicode ]] &&
+		copt=("COPT=-I$("$PG_CONFIG" --includedir)/icu")
+	log "build: $name: make (PGXS, $("$PG_CONFIG" --version))${copt:+ ${copt[*]}}"
+	if ! make -C "$dir" PG_CONFIG="$PG_CONFIG" "${copt[@]}" >"$buildlog" 2>&1; then
 		cat "$buildlog"
 		fail_step "build: $name: make failed"
 		return 1
