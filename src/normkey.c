@@ -106,7 +106,7 @@
 /* The markers */
 #define NK_NULL_FIRST	0x01
 #define NK_BELOW		0x02
-#define NK_VALUE		0x03
+#define NK_VALUE		BTL_NK_VALUE
 #define NK_ABOVE		0x04
 #define NK_NULL_LAST	0x05
 
@@ -532,14 +532,11 @@ nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 }
 
 /*
- * The normalized string of a search key, for the images of an index of
- * plan (see BtlNormKey); false if the key has none: an attribute compared
- * by a comparator of another kind than its column's.  For a NULL argument
- * (an IS NULL search) the column's NULL marker.
+ * btl_nk_make_key() for every key but the one it makes inline
  */
 bool
-btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
-				BtlNormKey *nk)
+btl_nk_make_key_any(const BtlNkPlan *plan, const BtlSearchKey *key,
+					BtlNormKey *nk)
 {
 	static uint32 scrambled;
 	NkOut		o = {nk->bytes, 0, BTL_NK_KEYMAX, false};
@@ -609,22 +606,11 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 				return false;
 		}
 	}
-	nk->len = o.len;
-	nk->cut = o.cut;
-	nk->padded = o.len;
-	nk->pad = key->nextkey ? 0xFF : 0x00;
-
 	/* A wrong key, for tests: every other one's last byte changed */
 	if (unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS) &&
-		nk->len > 0 && (scrambled++ & 1) != 0)
-		nk->bytes[nk->len - 1] ^= 0x5A;
-	/* The first 8 bytes of padding, by one store (bytes has room for it) */
-	{
-		uint64		pad8 = nk->pad == 0xFF ? PG_UINT64_MAX : 0;
-
-		memcpy(nk->bytes + nk->len, &pad8, sizeof(pad8));
-		nk->padded = Min(BTL_NK_KEYMAX, nk->len + 8);
-	}
+		o.len > 0 && (scrambled++ & 1) != 0)
+		nk->bytes[o.len - 1] ^= 0x5A;
+	btl_nk_finish(nk, o.len, o.cut, key->nextkey);
 	return true;
 }
 
@@ -802,6 +788,12 @@ btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys)
 		downlinks[j] = BTreeTupleGetDownLink((IndexTuple)
 											 PageGetItem(src, PageGetItemId(src, first + j)));
 	memcpy((char *) keys + keys->prefix, b->prefix, b->prefixlen);
+	{
+		uint8		first[8] = {0};
+
+		memcpy(first, b->prefix, Min(b->prefixlen, 8));
+		keys->prefix8 = btl_nk_head(first, 8);
+	}
 }
 
 /* One tuple the property test compares keys with, and its padded string */

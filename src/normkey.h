@@ -89,6 +89,8 @@ typedef struct BtlNkKeys
 	uint16		heads;			/* offsets from this header */
 	uint16		downlinks;
 	uint16		prefix;
+	uint64		prefix8;		/* its first 8 bytes (0x00 past its end),
+								 * big-endian, as a native integer */
 } BtlNkKeys;
 
 #define BTL_NK_HEADS(k)		((const char *) (k) + (k)->heads)
@@ -110,6 +112,7 @@ typedef struct BtlNormKey
 	bool		cut;
 	int			padded;
 	uint8		pad;
+	uint64		first8;			/* bytes[0..8), padded, as prefix8 */
 	uint8		bytes[BTL_NK_KEYMAX + 8];
 } BtlNormKey;
 
@@ -146,8 +149,8 @@ extern const struct config_enum_entry btl_nk_sort_keys_values[];
 extern const struct config_enum_entry btl_nk_scramble_values[];
 
 extern void btl_nk_plan_of(Relation rel, BtlNkPlan *plan);
-extern bool btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
-							BtlNormKey *nk);
+extern bool btl_nk_make_key_any(const BtlNkPlan *plan,
+								const BtlSearchKey *key, BtlNormKey *nk);
 extern Size btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src,
 						   BtlNkBuild *b);
 extern void btl_nk_write(const BtlNkBuild *b, Page src, BtlNkKeys *keys);
@@ -181,6 +184,60 @@ btl_nk_head(const uint8 *p, int width)
 		memcpy(&v, p, sizeof(v));
 		return pg_ntoh64(v);
 	}
+}
+
+/* The marker byte of a value (normkey.c has the others) */
+#define BTL_NK_VALUE	0x03
+
+/*
+ * A search key's string of len bytes made in nk->bytes: its padding (0x00,
+ * or 0xFF for nextkey), the first 8 bytes of it by one store (bytes has
+ * room for it), and first8
+ */
+static inline void
+btl_nk_finish(BtlNormKey *nk, int len, bool cut, bool nextkey)
+{
+	uint64		pad8 = nextkey ? PG_UINT64_MAX : 0;
+
+	nk->len = len;
+	nk->cut = cut;
+	nk->pad = nextkey ? 0xFF : 0x00;
+	memcpy(nk->bytes + len, &pad8, sizeof(pad8));
+	nk->padded = Min(BTL_NK_KEYMAX, len + 8);
+	nk->first8 = btl_nk_head(nk->bytes, 8);
+}
+
+/*
+ * The normalized string of a search key, for the images of an index of
+ * plan (see BtlNormKey); false if the key has none: an attribute compared
+ * by a comparator of another kind than its column's.  For a NULL argument
+ * (an IS NULL search) the column's NULL marker.  Made once per lookup, at
+ * its first image with keys.  One int4 argument for an int4 column, the
+ * commonest key, is made here, inline (0x03 and 4 bytes, as normkey.c's
+ * loop would make them); every other key by btl_nk_make_key_any().
+ */
+static inline bool
+btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
+				BtlNormKey *nk)
+{
+	const BtlKeyAtt *att0 = &key->att[0];
+
+	if (key->keysz == 1 && plan->ncols > 0 &&
+		plan->col[0].kind == BTL_CMP_INT32 &&
+		att0->kind == BTL_CMP_INT32 && !att0->argnull &&
+		att0->iarg == (int32) att0->iarg &&
+		likely(btl_debug_normkey_scramble != BTL_NK_SCRAMBLE_KEYS))
+	{
+		uint32		be = pg_hton32((uint32) att0->iarg ^ 0x80000000);
+
+		if (att0->desc)
+			be = ~be;
+		nk->bytes[0] = BTL_NK_VALUE;
+		memcpy(nk->bytes + 1, &be, sizeof(be));
+		btl_nk_finish(nk, 5, false, key->nextkey);
+		return true;
+	}
+	return btl_nk_make_key_any(plan, key, nk);
 }
 
 /*
@@ -274,11 +331,27 @@ btl_nk_search(const BtlNkKeys *keys, BtlNormKey *nk,
 	}
 	else
 	{
-		btl_nk_pad(nk, keys->prefixlen + 8);
-		c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
+		if (keys->prefixlen + keys->width <= 8)
+		{
+			/*
+			 * The prefix and the head lie in the key's first 8 bytes (an
+			 * integer column's image): both taken from first8 by shifts
+			 */
+			int			pbits = 8 * keys->prefixlen;
+			uint64		kp = pbits == 0 ? 0 :
+				nk->first8 & (PG_UINT64_MAX << (64 - pbits));
+
+			c = (kp > keys->prefix8) - (kp < keys->prefix8);
+			h = (nk->first8 << pbits) >> (64 - 8 * keys->width);
+		}
+		else
+		{
+			btl_nk_pad(nk, keys->prefixlen + 8);
+			c = btl_bytes_cmp(nk->bytes, BTL_NK_PREFIX(keys), keys->prefixlen);
+			h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
+		}
 		if (c != 0 || n == 0)
 			return c > 0 ? n : 0;
-		h = btl_nk_head(nk->bytes + keys->prefixlen, keys->width);
 		if (keys->width == 4)
 		{
 			const uint32 *heads = (const uint32 *) BTL_NK_HEADS(keys);
