@@ -40,7 +40,8 @@
  *	the float comparators do; uuid: its 16 bytes; strings compared as
  *	bytes (text and varchar under "C", bpchar without its trailing spaces,
  *	bytea, the BIN classes): the bytes with 0x00 escaped as 0x00 0xFF, then
- *	0x00 0x00.
+ *	0x00 0x00; numeric: by its decimal digits (nk_numeric()); strings in a
+ *	collation: their sort keys (nk_collated()).
  *
  * A search key's argument of another type than the column's is encoded
  * into the column's domain by the kind its comparator has (compare.c):
@@ -101,6 +102,7 @@
 #include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/numeric.h"
 #include "utils/syscache.h"
 
 /* The markers */
@@ -212,7 +214,8 @@ btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
 		/* a column not of a collation has no collation, locale, ... */
 		memset(&plan->col[i], 0, sizeof(BtlNkColumn));
 		if (kind == BTL_CMP_GENERIC)
-			kind = collated_kind(rel, i, plan);
+			kind = index_getprocinfo(rel, i + 1, BTORDER_PROC)->fn_oid == F_NUMERIC_CMP ?
+				BTL_NK_NUMERIC : collated_kind(rel, i, plan);
 		if (kind == 0)
 			return;
 		plan->col[i].kind = kind;
@@ -371,6 +374,93 @@ nk_string(NkOut *o, const char *s, int len, bool desc)
 }
 
 /*
+ * A numeric, by the decimal string numeric_normalize() makes of it (no
+ * insignificant zeros, so equal values give equal strings, as numeric_cmp()
+ * has 1.0 = 1.00): 0x03, a class byte (0x00 -Infinity, 0x01 negative, 0x02
+ * zero, 0x03 positive, 0x04 Infinity, 0x05 NaN, which numeric_cmp() puts
+ * above every value), then, for a value other than zero, its decimal
+ * exponent e (the value is 0.d1d2... times 10^e, d1 not 0) as 4 bytes
+ * big-endian, 2^31 added, and its digits two to a byte (10 d1 + d2 + 1,
+ * 1 to 100, a missing last digit as 0) ended by 0x00.  Of two magnitudes
+ * the larger exponent is the larger, then the digits decide, a shorter
+ * run of digits being a prefix of a longer one and ended below it; a
+ * negative value's exponent and digits are complemented, so that the
+ * larger magnitude comes first.  Calls the server's numeric_normalize()
+ * (numeric's format is numeric.c's own).
+ */
+static void
+nk_numeric(NkOut *o, Datum d, bool desc)
+{
+	Numeric		num = DatumGetNumeric(d);
+	char	   *str = numeric_normalize(num);
+	const char *p = str;
+	bool		neg = (*p == '-');
+	const char *digits;
+	const char *point;
+	int			ndigits = 0;
+	int32		e;
+	uint8		class;
+	uint8		flip;
+
+	nk_byte(o, NK_VALUE);
+	if (neg)
+		p++;
+	if (strcmp(p, "NaN") == 0 || strcmp(p, "Infinity") == 0)
+	{
+		class = *p == 'N' ? 0x05 : neg ? 0x00 : 0x04;
+		nk_bytes(o, &class, 1, desc);
+		goto done;
+	}
+
+	/* the first significant digit, and the exponent */
+	point = strchr(p, '.');
+	digits = p;
+	while (*digits == '0' || *digits == '.')
+		digits++;
+	if (*digits == '\0')
+	{
+		class = 0x02;
+		nk_bytes(o, &class, 1, desc);
+		goto done;
+	}
+	if (point == NULL || digits < point)
+		e = (int32) ((point ? point : p + strlen(p)) - digits);
+	else
+		e = -(int32) (digits - point - 1);
+
+	class = neg ? 0x01 : 0x03;
+	nk_bytes(o, &class, 1, desc);
+	flip = neg ? 0xFF : 0x00;
+	nk_uint(o, (uint64) ((uint32) e ^ 0x80000000), 4, desc != neg);
+
+	/* the digits, without the point and without trailing zeros */
+	{
+		char	   *out = str;	/* overwrites what was read */
+		uint8		b;
+
+		for (const char *q = digits; *q; q++)
+			if (*q != '.')
+				out[ndigits++] = *q;
+		while (ndigits > 0 && out[ndigits - 1] == '0')
+			ndigits--;
+		for (int i = 0; i < ndigits; i += 2)
+		{
+			b = (uint8) ((out[i] - '0') * 10 +
+						 (i + 1 < ndigits ? out[i + 1] - '0' : 0) + 1);
+			b ^= flip;
+			nk_bytes(o, &b, 1, desc);
+		}
+		b = flip;
+		nk_bytes(o, &b, 1, desc);
+	}
+
+done:
+	pfree(str);
+	if ((Pointer) num != DatumGetPointer(d))
+		pfree(num);
+}
+
+/*
  * A string in a collation: 0x03, its sort key (which holds no 0x00 byte),
  * 0x00, and for a deterministic collation the bytes as nk_escaped()
  * encodes them, the order varstr_cmp() gives strings the collation says
@@ -470,7 +560,7 @@ nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 			nk_byte(&o, plan->col[i].nulls_first ? NK_NULL_FIRST : NK_NULL_LAST);
 			continue;
 		}
-		switch (kind)
+		switch (plan->col[i].kind)	/* a BtlCmpKind or BTL_NK_* */
 		{
 			case BTL_CMP_INT16:
 				nk_int(&o, DatumGetInt16(d), kind, dsc);
@@ -514,6 +604,9 @@ nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 				break;
 			case BTL_CMP_GENERIC:
 				return -1;
+			case BTL_NK_NUMERIC:
+				nk_numeric(&o, d, dsc);
+				break;
 			default:			/* BTL_NK_COLL_* */
 				{
 					const char *data;
@@ -551,6 +644,15 @@ btl_nk_make_key_any(const BtlNkPlan *plan, const BtlSearchKey *key,
 		if (att->argnull)
 		{
 			nk_byte(&o, att->nulls_first ? NK_NULL_FIRST : NK_NULL_LAST);
+			continue;
+		}
+		if (plan->col[i].kind == BTL_NK_NUMERIC)
+		{
+			/* numeric_cmp() against a numeric */
+			if (att->kind != BTL_CMP_GENERIC ||
+				att->sk->sk_func.fn_oid != F_NUMERIC_CMP)
+				return false;
+			nk_numeric(&o, att->sk->sk_argument, att->desc);
 			continue;
 		}
 		if (plan->col[i].kind >= BTL_NK_COLL_TEXT)

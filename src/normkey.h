@@ -43,6 +43,9 @@ StaticAssertDecl(BTL_NK_PREFIXMAX <= PG_UINT8_MAX, "prefixlen is a uint8");
 #define BTL_NK_COLL_TEXT	64
 #define BTL_NK_COLL_BPCHAR	65
 
+/* numeric (numeric_cmp), by its decimal digits (normkey.c) */
+#define BTL_NK_NUMERIC		66
+
 /*
  * How an index's key columns encode: each column's comparison kind (the
  * one its operator class's comparator has against its own type, by
@@ -54,7 +57,7 @@ StaticAssertDecl(BTL_NK_PREFIXMAX <= PG_UINT8_MAX, "prefixlen is a uint8");
  */
 typedef struct BtlNkColumn
 {
-	uint8		kind;			/* BtlCmpKind, or BTL_NK_COLL_* */
+	uint8		kind;			/* BtlCmpKind, BTL_NK_COLL_* or BTL_NK_NUMERIC */
 	bool		desc;
 	bool		nulls_first;
 	bool		deterministic;
