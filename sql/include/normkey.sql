@@ -3,7 +3,8 @@
 -- (normkey, normkey_libc): the test function normkey_check() (a function
 -- of the library, not of the extension), two twin tables of e-mail-like
 -- strings with accents, cases, '' and NULLs, bpchar with trailing blanks,
--- and test_collation(), which runs the whole test in one collation.
+-- test_collation(), which runs the whole test in one collation, and
+-- key_searches_under(), the test of btlayout.upper_copy_sort_keys.
 -- Included with \i by each test, into each database it uses; not a test
 -- of its own.
 --
@@ -108,3 +109,25 @@ BEGIN
 END
 $$;
 
+
+-- The key searches of two lookups of nc in a collation under a value of
+-- btlayout.upper_copy_sort_keys (set for the session), through an index
+-- of nc in that collation
+CREATE FUNCTION key_searches_under(coll text, setting text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := (SELECT max(s) FROM nc WHERE s LIKE 'john.%');
+  n bigint;
+BEGIN
+  PERFORM set_config('btlayout.upper_copy_sort_keys', setting, false);
+  CALL uc_reset();
+  FOR i IN 1 .. 2 LOOP
+    EXECUTE format('SELECT count(*) FROM nc WHERE s = $1 COLLATE %s', quote_ident(coll))
+      INTO n USING p;
+    IF n = 0 THEN
+      RAISE EXCEPTION 'lookup of % in % found nothing', p, coll;
+    END IF;
+  END LOOP;
+  RETURN (SELECT s.upper_key_searches - u.keys FROM btlayout_search_stats() s, uc0 u);
+END
+$$;
