@@ -334,12 +334,14 @@ reap($bench);
 $primary->start;
 my $inserted = $primary->safe_psql($db, 'SELECT count(*) FROM ins');
 cmp_ok($inserted, '>', 50000, "the clients had inserted $inserted rows before the crash");
-# pgbench reports each client it lost ("client N aborted in command ...");
+# pgbench reports each client it lost ("client N aborted in command ...",
+# or "client N script M aborted in command ..." when the client was in a
+# script's command);
 # the server's "terminating connection" warning is sent on a best-effort
 # basis only (not at all to a backend killed before it could), so it is not
 # what the test looks for
 isnt($bench->{h}->result, 0, 'pgbench ended with an error (the crash), not by its timer');
-my %aborted = map { $_ => 1 } $berr =~ /client (\d+) aborted/g;
+my %aborted = map { $_ => 1 } $berr =~ /client (\d+) (?:script \d+ )?aborted/g;
 is(join(',', sort keys %aborted), '0,1,2,3', 'all four clients lost their server in the crash')
   or diag("pgbench's stderr:\n$berr");
 check_all($primary, 'crash during concurrent inserts', $nindexes);
