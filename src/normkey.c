@@ -169,18 +169,21 @@ collation_provider(Oid collation)
 
 /*
  * The encoding of key column i of rel whose comparator compares it
- * through a function (BTL_CMP_GENERIC): text, varchar and bpchar in a
- * collation that does not order bytes, by their sort keys, for the
- * providers btlayout.upper_copy_sort_keys names.  0 if the column has none.
+ * through a function (BTL_CMP_GENERIC): numeric, by its digits; text,
+ * varchar and bpchar in a collation that does not order bytes, by their
+ * sort keys, for the providers btlayout.upper_copy_sort_keys names.  0 if
+ * the column has none.
  */
 static uint8
-collated_kind(Relation rel, int i, BtlNkPlan *plan)
+function_kind(Relation rel, int i, BtlNkPlan *plan)
 {
 	Oid			fn = index_getprocinfo(rel, i + 1, BTORDER_PROC)->fn_oid;
 	Oid			collation = rel->rd_indcollation[i];
 	char		provider;
 	pg_locale_t locale;
 
+	if (fn == F_NUMERIC_CMP)
+		return BTL_NK_NUMERIC;
 	if ((fn != F_BTTEXTCMP && fn != F_BPCHARCMP) || !OidIsValid(collation))
 		return 0;
 	provider = collation_provider(collation);
@@ -214,8 +217,7 @@ btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
 		/* a column not of a collation has no collation, locale, ... */
 		memset(&plan->col[i], 0, sizeof(BtlNkColumn));
 		if (kind == BTL_CMP_GENERIC)
-			kind = index_getprocinfo(rel, i + 1, BTORDER_PROC)->fn_oid == F_NUMERIC_CMP ?
-				BTL_NK_NUMERIC : collated_kind(rel, i, plan);
+			kind = function_kind(rel, i, plan);
 		if (kind == 0)
 			return;
 		plan->col[i].kind = kind;
