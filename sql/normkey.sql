@@ -38,5 +38,5 @@ RESET btlayout.upper_copy_sort_keys;
 DROP TABLE nc, ncv, uc0;
 DROP COLLATION nd;
 DROP FUNCTION test_collation(text), key_searches_under(text, text),
-  normkey_check(regclass, int, int);
+  normkey_check(regclass, int, int), answers_wrong(text[], text[], text, text);
 DROP PROCEDURE uc_reset();

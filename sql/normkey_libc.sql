@@ -45,5 +45,5 @@ DROP DATABASE btlayout_normkey_libc;
 
 DROP TABLE nc, ncv, uc0;
 DROP FUNCTION test_collation(text), key_searches_under(text, text),
-  normkey_check(regclass, int, int);
+  normkey_check(regclass, int, int), answers_wrong(text[], text[], text, text);
 DROP PROCEDURE uc_reset();

@@ -30,31 +30,7 @@ CREATE PROCEDURE uc_reset() LANGUAGE sql AS $$
   FROM btlayout_search_stats() s;
 $$;
 
--- The number of answers that differ between tables a (btlayout) and b
--- (the same rows in a core btree index) over every query shape (a format()
--- string of the table, %1$I, and a probe, %2$s) at every probe.
-CREATE FUNCTION answers_wrong(shapes text[], probes text[], a text, b text)
-RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-  q text;
-  p text;
-  ra text;
-  rb text;
-  wrong int := 0;
-BEGIN
-  FOREACH p IN ARRAY probes LOOP
-    FOREACH q IN ARRAY shapes LOOP
-      EXECUTE format(q, a, p) INTO ra;
-      EXECUTE format(q, b, p) INTO rb;
-      IF ra IS DISTINCT FROM rb THEN
-        RAISE NOTICE 'probe %: % gives % instead of %', p, q, ra, rb;
-        wrong := wrong + 1;
-      END IF;
-    END LOOP;
-  END LOOP;
-  RETURN wrong;
-END
-$$;
+\i sql/include/answers.sql
 
 -- The scan shapes at key x: equality, >=, > (nextkey), < and <= backward,
 -- a backward range, an array, an equality over duplicates that span pages

@@ -5,9 +5,11 @@
 -- strings with accents, cases, '' and NULLs, bpchar with trailing blanks,
 -- test_collation(), which runs the whole test in one collation, and
 -- key_searches_under(), the test of btlayout.upper_copy_sort_keys.
--- Included with \i by each test, into each database it uses; not a test
--- of its own.
+-- Included with \i by each test, into each database it uses (with
+-- sql/include/answers.sql); not a test of its own.
 --
+\i sql/include/answers.sql
+
 CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
   OUT tuples bigint, OUT pairs bigint, OUT decided bigint,
   OUT mismatches bigint, OUT searches bigint, OUT search_mismatches bigint)
@@ -42,18 +44,14 @@ DECLARE
   defs text[] := ARRAY['s COLLATE %1$s', 'n, s COLLATE %1$s DESC, b COLLATE %1$s',
                        'b COLLATE %1$s NULLS FIRST, n', 's COLLATE %1$s, n DESC'];
   shapes text[] := ARRAY[
-    'SELECT count(*) FROM %1$I WHERE s = %2$L COLLATE %3$s',
-    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s > %2$L COLLATE %3$s ORDER BY s COLLATE %3$s, n DESC LIMIT 2) x',
-    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s <= %2$L COLLATE %3$s ORDER BY s COLLATE %3$s DESC, n LIMIT 2) x',
-    'SELECT count(*) FROM %1$I WHERE n = 7 AND s = %2$L COLLATE %3$s',
-    'SELECT count(*) FROM %1$I WHERE b = left(%2$L, 4)::char(8) COLLATE %3$s',
+    'SELECT count(*) FROM %1$I WHERE s = %2$s COLLATE %3$s',
+    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s > %2$s COLLATE %3$s ORDER BY s COLLATE %3$s, n DESC LIMIT 2) x',
+    'SELECT array_agg(s) FROM (SELECT s FROM %1$I WHERE s <= %2$s COLLATE %3$s ORDER BY s COLLATE %3$s DESC, n LIMIT 2) x',
+    'SELECT count(*) FROM %1$I WHERE n = 7 AND s = %2$s COLLATE %3$s',
+    'SELECT count(*) FROM %1$I WHERE b = left(%2$s, 4)::char(8) COLLATE %3$s',
     'SELECT count(*) FROM %1$I WHERE b IS NULL AND n > 3'];
   probes text[];
   c record;
-  q text;
-  p text;
-  ra text;
-  rb text;
   wrong int := 0;
   r record;
   k0 record;
@@ -72,25 +70,20 @@ BEGIN
       RETURN format('index %s: %s', defs[i], c);
     END IF;
   END LOOP;
-  probes := ARRAY(SELECT s FROM (SELECT DISTINCT s FROM nc WHERE s IS NOT NULL) d
-                  ORDER BY md5(s) LIMIT 40)
-            || ARRAY['', 'a', 'AB', 'ab', 'zzz', 'émile.ng', '~'];
+  -- the shapes in the collation, the probes as literals (answers_wrong()
+  -- puts them in as they are)
+  shapes := ARRAY(SELECT replace(q, '%3$s', quote_ident(coll)) FROM unnest(shapes) q);
+  probes := ARRAY(SELECT quote_literal(p) FROM unnest(
+              ARRAY(SELECT s FROM (SELECT DISTINCT s FROM nc WHERE s IS NOT NULL) d
+                    ORDER BY md5(s) LIMIT 40)
+              || ARRAY['', 'a', 'AB', 'ab', 'zzz', 'émile.ng', '~']) p);
   PERFORM set_config('enable_seqscan', 'off', true);
   PERFORM set_config('enable_bitmapscan', 'off', true);
   FOR pass IN 1 .. 3 LOOP
     -- 1: without keys, to warm the copies; 2: without keys; 3: with keys
     PERFORM set_config('btlayout.upper_copy_keys', CASE WHEN pass < 3 THEN 'off' ELSE 'on' END, true);
     CALL uc_reset();
-    FOREACH p IN ARRAY probes LOOP
-      FOREACH q IN ARRAY shapes LOOP
-        EXECUTE format(q, 'nc', p, quote_ident(coll)) INTO ra;
-        EXECUTE format(q, 'ncv', p, quote_ident(coll)) INTO rb;
-        IF ra IS DISTINCT FROM rb THEN
-          RAISE NOTICE 'probe %: % gives % instead of %', p, q, ra, rb;
-          wrong := wrong + 1;
-        END IF;
-      END LOOP;
-    END LOOP;
+    wrong := wrong + answers_wrong(shapes, probes, 'nc', 'ncv');
     SELECT s.upper_copy_hits - u.hits AS hits, s.upper_copy_misses - u.misses AS misses,
            s.upper_key_searches - u.keys AS keys
       INTO r FROM btlayout_search_stats() s, uc0 u;
