@@ -12,7 +12,9 @@
  * comparison of the two values as int64 or double, which is what the
  * server's functions compute.  String comparators are recognised where they
  * order bytes: the server's for text and bpchar under a "C" collation and
- * for bytea, and ours (binops.c), known by their address.
+ * for bytea, and ours (binops.c), known by their address; and the server's
+ * for text and bpchar in any other collation, which order by its locale
+ * (btl_cmp_collated()).
  *
  * src/compare.c
  *
@@ -79,15 +81,26 @@ string_kind(const FmgrInfo *proc)
 static pg_attribute_always_inline BtlCmpKind
 classify_proc(const FmgrInfo *proc, Oid collation, BtlArgKind *arg)
 {
-	/* Strings: text and bpchar order bytes only under a "C" collation */
+	/*
+	 * Strings: text and bpchar order bytes only under a "C" collation; the
+	 * server's comparators order them by the locale of any other (a BIN
+	 * class refuses other collations).  Without a collation they raise the
+	 * server's error.
+	 */
 	switch (string_kind(proc))
 	{
 		case BTL_BIN_TEXT:
 			*arg = BTL_ARG_STRING;
-			return btl_collation_is_c(collation) ? BTL_CMP_BYTES : BTL_CMP_GENERIC;
+			if (btl_collation_is_c(collation))
+				return BTL_CMP_BYTES;
+			return OidIsValid(collation) && proc->fn_oid == F_BTTEXTCMP ?
+				BTL_CMP_COLLATED : BTL_CMP_GENERIC;
 		case BTL_BIN_BPCHAR:
 			*arg = BTL_ARG_STRING;
-			return btl_collation_is_c(collation) ? BTL_CMP_BPCHAR : BTL_CMP_GENERIC;
+			if (btl_collation_is_c(collation))
+				return BTL_CMP_BPCHAR;
+			return OidIsValid(collation) && proc->fn_oid == F_BPCHARCMP ?
+				BTL_CMP_COLLATED_BPCHAR : BTL_CMP_GENERIC;
 		case BTL_BIN_BYTEA:
 			*arg = BTL_ARG_STRING;
 			return BTL_CMP_BYTES;
@@ -172,7 +185,8 @@ classify(const FmgrInfo *proc, Oid collation, Form_pg_attribute attr,
 		[BTL_CMP_INT16] = 2, [BTL_CMP_INT32] = 4, [BTL_CMP_INT64] = 8,
 		[BTL_CMP_UINT32] = 4, [BTL_CMP_UINT8] = 1,
 		[BTL_CMP_FLOAT4] = 4, [BTL_CMP_FLOAT8] = 8, [BTL_CMP_UUID] = 16,
-		[BTL_CMP_BYTES] = -1, [BTL_CMP_BPCHAR] = -1
+		[BTL_CMP_BYTES] = -1, [BTL_CMP_BPCHAR] = -1,
+		[BTL_CMP_COLLATED] = -1, [BTL_CMP_COLLATED_BPCHAR] = -1
 	};
 	BtlCmpKind	kind = classify_proc(proc, collation, arg);
 
@@ -243,6 +257,8 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		att->slen = 0;
 		att->sprefix = 0;
 		att->ssuffix = 0;
+		att->locale = NULL;
+		att->deterministic = true;
 
 		switch (arg)
 		{
@@ -277,8 +293,15 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 
 					att->sarg = VARDATA_ANY(v);
 					att->slen = VARSIZE_ANY_EXHDR(v);
-					if (att->kind == BTL_CMP_BPCHAR)
+					if (att->kind == BTL_CMP_BPCHAR ||
+						att->kind == BTL_CMP_COLLATED_BPCHAR)
 						att->slen = bpchartruelen((char *) att->sarg, att->slen);
+					if (att->kind == BTL_CMP_COLLATED ||
+						att->kind == BTL_CMP_COLLATED_BPCHAR)
+					{
+						att->locale = pg_newlocale_from_collation(sk->sk_collation);
+						att->deterministic = btl_locale_deterministic(att->locale);
+					}
 					if (att->slen >= 8)
 					{
 						memcpy(&att->sprefix, att->sarg, sizeof(att->sprefix));
@@ -359,6 +382,32 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		key->walk_kind = key->att[0].kind;
 		key->walk_kind2 = key->att[1].kind;
 	}
+}
+
+/*
+ * A string (bpchar: with its trailing spaces) compared with the argument
+ * of a collated kind as bttextcmp() and bpcharcmp() compare them through
+ * varstr_cmp(): byte-equal strings are equal without asking the locale;
+ * else the locale's order, and strings it calls equal ordered by their
+ * bytes, then by length, if the collation is deterministic.
+ */
+int32
+btl_cmp_collated(const BtlKeyAtt *att, const char *data, int len)
+{
+	int32		result;
+
+	if (att->kind == BTL_CMP_COLLATED_BPCHAR)
+		len = bpchartruelen((char *) data, len);
+	if (len == att->slen && memcmp(data, att->sarg, len) == 0)
+		return 0;
+	result = btl_strncoll(data, len, att->sarg, att->slen, att->locale);
+	if (result == 0 && att->deterministic)
+	{
+		result = memcmp(data, att->sarg, Min(len, att->slen));
+		if (result == 0)
+			result = len < att->slen ? -1 : 1;
+	}
+	return result;
 }
 
 /*

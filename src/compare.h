@@ -13,8 +13,11 @@
  * byte-order string comparisons: text and varchar (bttextcmp) and bpchar
  * (bpcharcmp) under the "C" collation, bytea, and the BIN classes
  * (binops.c), through the compare core (bincmp.h), with the key's length
- * and first eight bytes prepared once.  For anything else it calls the
- * function.  It also records where each attribute lies in a tuple without
+ * and first eight bytes prepared once.  The same comparators in any other
+ * collation call its locale's comparison (compat.h's btl_strncoll()) with
+ * the locale found once per scan, where bttextcmp() and bpcharcmp() would
+ * find it twice a comparison.  For anything else it calls the function.
+ * It also records where each attribute lies in a tuple without
  * NULLs, when every key attribute before it has a fixed width, so that the
  * attribute can be read at a fixed offset without deforming the tuple; the
  * last key attribute may be a varlena there, whose length the tuple says.
@@ -40,6 +43,7 @@
 #include "access/skey.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 
 typedef enum BtlCmpKind
@@ -54,7 +58,10 @@ typedef enum BtlCmpKind
 	BTL_CMP_FLOAT8,
 	BTL_CMP_UUID,
 	BTL_CMP_BYTES,				/* bytes, then length: text under "C", bytea */
-	BTL_CMP_BPCHAR				/* the same, without trailing spaces */
+	BTL_CMP_BPCHAR,				/* the same, without trailing spaces */
+	BTL_CMP_COLLATED,			/* text in a collation that does not order
+								 * bytes: its locale's comparison */
+	BTL_CMP_COLLATED_BPCHAR		/* the same, without trailing spaces */
 } BtlCmpKind;
 
 typedef struct BtlKeyAtt
@@ -71,6 +78,8 @@ typedef struct BtlKeyAtt
 	uint64		sprefix;		/* ... the first 8, big-endian, if slen >= 8;
 								 * a uuid's first 8, big-endian */
 	uint64		ssuffix;		/* a uuid's last 8, big-endian */
+	pg_locale_t locale;			/* the collation's, for the collated kinds */
+	bool		deterministic;	/* ... which breaks ties by bytes */
 	ScanKey		sk;				/* the scan key: argument, function, collation */
 } BtlKeyAtt;
 
@@ -229,6 +238,8 @@ btl_cmp_uuid(const BtlKeyAtt *att, const char *data)
 	return (word > att->ssuffix) - (word < att->ssuffix);
 }
 
+extern int32 btl_cmp_collated(const BtlKeyAtt *att, const char *data, int len);
+
 static inline int32
 btl_cmp_generic(const BtlKeyAtt *att, Datum datum)
 {
@@ -274,6 +285,16 @@ btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
 					return btl_cmp_string(att, data, len);
 			}
 			break;
+		case BTL_CMP_COLLATED:
+		case BTL_CMP_COLLATED_BPCHAR:
+			{
+				const char *data;
+				int			len;
+
+				if (btl_varlena_plain(attptr, &data, &len))
+					return btl_cmp_collated(att, data, len);
+			}
+			break;
 		case BTL_CMP_GENERIC:
 			break;
 	}
@@ -310,6 +331,16 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 
 				if (btl_varlena_plain(DatumGetPointer(datum), &data, &len))
 					return btl_cmp_string(att, data, len);
+			}
+			break;
+		case BTL_CMP_COLLATED:
+		case BTL_CMP_COLLATED_BPCHAR:
+			{
+				const char *data;
+				int			len;
+
+				if (btl_varlena_plain(DatumGetPointer(datum), &data, &len))
+					return btl_cmp_collated(att, data, len);
 			}
 			break;
 		case BTL_CMP_GENERIC:

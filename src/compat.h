@@ -387,6 +387,85 @@ btl_collation_is_c(Oid collation)
 }
 
 /*
+ * Does a collation's locale (found by pg_newlocale_from_collation()) break
+ * ties of strings its collation calls equal by their bytes?  Below 18 the
+ * locale of the database's default libc collation is 0, and deterministic.
+ */
+static inline bool
+btl_locale_deterministic(pg_locale_t locale)
+{
+#if PG_VERSION_NUM >= 180000
+	return locale->deterministic;
+#else
+	return !locale || locale->deterministic;
+#endif
+}
+
+/*
+ * How a collation's locale orders two strings of the given lengths, before
+ * any tie-break: the call varstr_cmp() makes for a collation that does not
+ * order bytes, its locale found once instead of per comparison.  16 and
+ * later export it as pg_strncoll().  15 calls ICU (in a UTF-8 database
+ * directly, else on the strings converted to UTF-16) or libc (on
+ * NUL-terminated copies: strcoll_l() with the collation's locale_t, or
+ * strcoll() in the process's LC_COLLATE for the default collation) as its
+ * varstr_cmp() does.
+ */
+static inline int
+btl_strncoll(const char *a, int alen, const char *b, int blen,
+			 pg_locale_t locale)
+{
+#if PG_VERSION_NUM >= 160000
+	return pg_strncoll(a, alen, b, blen, locale);
+#else
+	char		sbuf[1024];
+	char	   *buf = sbuf;
+	int			result;
+
+#ifdef USE_ICU
+	if (locale && locale->provider == COLLPROVIDER_ICU)
+	{
+		UErrorCode	status = U_ZERO_ERROR;
+
+#ifdef HAVE_UCOL_STRCOLLUTF8
+		if (GetDatabaseEncoding() == PG_UTF8)
+			result = ucol_strcollUTF8(locale->info.icu.ucol, a, alen, b, blen,
+									  &status);
+		else
+#endif
+		{
+			UChar	   *ua;
+			UChar	   *ub;
+			int32_t		ualen = icu_to_uchar(&ua, a, alen);
+			int32_t		ublen = icu_to_uchar(&ub, b, blen);
+
+			result = ucol_strcoll(locale->info.icu.ucol, ua, ualen, ub, ublen);
+			pfree(ua);
+			pfree(ub);
+		}
+		if (U_FAILURE(status))
+			ereport(ERROR,
+					(errmsg("collation failed: %s", u_errorName(status))));
+		return result;
+	}
+#endif
+	if (alen + blen + 2 > (int) sizeof(sbuf))
+		buf = palloc(alen + blen + 2);
+	memcpy(buf, a, alen);
+	buf[alen] = '\0';
+	memcpy(buf + alen + 1, b, blen);
+	buf[alen + 1 + blen] = '\0';
+	if (locale && locale->info.lt)
+		result = strcoll_l(buf, buf + alen + 1, locale->info.lt);
+	else
+		result = strcoll(buf, buf + alen + 1);
+	if (buf != sbuf)
+		pfree(buf);
+	return result;
+#endif
+}
+
+/*
  * The sort key of the srclen bytes at src in a collation's locale, as
  * strcmp() orders sort keys as the collation orders strings: ICU's
  * ucol_getSortKey(), libc's strxfrm().  Written to dest, destsize bytes;

@@ -169,7 +169,8 @@ collation_provider(Oid collation)
 
 /*
  * The encoding of key column i of rel whose comparator compares it
- * through a function (BTL_CMP_GENERIC): numeric, by its digits; text,
+ * through a function (BTL_CMP_GENERIC) or a collation's locale
+ * (BTL_CMP_COLLATED*): numeric, by its digits; text,
  * varchar and bpchar in a collation that does not order bytes, by their
  * sort keys, for the providers btlayout.upper_copy_sort_keys names.  0 if
  * the column has none.
@@ -195,7 +196,7 @@ function_kind(Relation rel, int i, BtlNkPlan *plan)
 	locale = pg_newlocale_from_collation(collation);
 	plan->col[i].collation = collation;
 	plan->col[i].locale = locale;
-	plan->col[i].deterministic = !locale || locale->deterministic;
+	plan->col[i].deterministic = btl_locale_deterministic(locale);
 	return fn == F_BTTEXTCMP ? BTL_NK_COLL_TEXT : BTL_NK_COLL_BPCHAR;
 }
 
@@ -216,7 +217,8 @@ btl_nk_plan_of(Relation rel, BtlNkPlan *plan)
 
 		/* a column not of a collation has no collation, locale, ... */
 		memset(&plan->col[i], 0, sizeof(BtlNkColumn));
-		if (kind == BTL_CMP_GENERIC)
+		if (kind == BTL_CMP_GENERIC || kind == BTL_CMP_COLLATED ||
+			kind == BTL_CMP_COLLATED_BPCHAR)
 			kind = function_kind(rel, i, plan);
 		if (kind == 0)
 			return;
@@ -663,9 +665,8 @@ btl_nk_make_key_any(const BtlNkPlan *plan, const BtlSearchKey *key,
 			const char *data;
 			int			len;
 
-			if (att->kind != BTL_CMP_GENERIC ||
-				att->sk->sk_func.fn_oid !=
-				(plan->col[i].kind == BTL_NK_COLL_TEXT ? F_BTTEXTCMP : F_BPCHARCMP) ||
+			if (att->kind != (plan->col[i].kind == BTL_NK_COLL_TEXT ?
+							  BTL_CMP_COLLATED : BTL_CMP_COLLATED_BPCHAR) ||
 				att->sk->sk_collation != plan->col[i].collation ||
 				!btl_varlena_plain(DatumGetPointer(att->sk->sk_argument),
 								   &data, &len) ||

@@ -2,7 +2,8 @@
 -- normkey: what the tests of normalized keys of collated strings share
 -- (normkey, normkey_libc): the test function normkey_check() (a function
 -- of the library, not of the extension), two twin tables of e-mail-like
--- strings with accents, cases, '' and NULLs, bpchar with trailing blanks,
+-- strings with accents, cases, '' and NULLs, a string in two forms ICU
+-- calls equal (composed and decomposed), bpchar with trailing blanks,
 -- test_collation(), which runs the whole test in one collation, and
 -- key_searches_under(), the test of btlayout.upper_copy_sort_keys.
 -- Included with \i by each test, into each database it uses (with
@@ -17,7 +18,8 @@ CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
 
 CREATE TABLE nc (s text, b char(8), n int4) WITH (autovacuum_enabled = off);
 INSERT INTO nc SELECT
-  CASE g % 9 WHEN 0 THEN 'Ab' WHEN 1 THEN 'ab' WHEN 2 THEN 'a-b' WHEN 3 THEN 'äb'
+  CASE g % 9 WHEN 0 THEN 'Ab' WHEN 1 THEN 'ab' WHEN 2 THEN 'a-b'
+             WHEN 3 THEN CASE WHEN g % 2 = 0 THEN 'äb' ELSE normalize('äb', NFD) END
              WHEN 4 THEN '' WHEN 5 THEN NULL ELSE
   (ARRAY['john', 'mary', 'Zoë', 'émile', 'o''neil', 'li'])[g % 6 + 1] || '.' ||
   (ARRAY['smith', 'Müller', 'de la cruz', 'ng'])[g % 4 + 1] || (g % 3000) || '@' ||
@@ -76,7 +78,8 @@ BEGIN
   probes := ARRAY(SELECT quote_literal(p) FROM unnest(
               ARRAY(SELECT s FROM (SELECT DISTINCT s FROM nc WHERE s IS NOT NULL) d
                     ORDER BY md5(s) LIMIT 40)
-              || ARRAY['', 'a', 'AB', 'ab', 'zzz', 'émile.ng', '~']) p);
+              || ARRAY['', 'a', 'AB', 'ab', 'zzz', 'émile.ng', '~', 'äb',
+                       normalize('äb', NFD)]) p);
   PERFORM set_config('enable_seqscan', 'off', true);
   PERFORM set_config('enable_bitmapscan', 'off', true);
   FOR pass IN 1 .. 3 LOOP
