@@ -323,9 +323,17 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 			case BTL_ARG_NONE:
 				break;
 		}
+		/*
+		 * The layout walk may compare bytes that are not a tuple (a page not
+		 * in its layout; see walk.h): only comparisons defined on any bytes
+		 * may run there.  A locale's may raise an error (a string not in the
+		 * database's encoding, converted for ICU), like any function's.
+		 */
 		if (att->argnull)
 			att->kind = BTL_CMP_GENERIC;	/* never compared by value */
-		else if (att->kind == BTL_CMP_GENERIC)
+		else if (att->kind == BTL_CMP_GENERIC ||
+				 att->kind == BTL_CMP_COLLATED ||
+				 att->kind == BTL_CMP_COLLATED_BPCHAR)
 			key->walkable = false;
 
 		/*

@@ -99,7 +99,8 @@ typedef struct BtlSearchKey
 									 * but without a heap TID is equal, not
 									 * below (backward scans from 17) */
 	bool		fixed;			/* every attribute at a fixed offset */
-	bool		walkable;		/* fixed, and every comparison inline */
+	bool		walkable;		/* fixed, and every comparison inline and
+								 * defined on any bytes (not collated) */
 	BtlCmpKind	walk_kind;		/* walkable with one attribute of a kind
 								 * the walk has its own code for (search.c),
 								 * or two integer attributes: the first's
