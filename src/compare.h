@@ -278,14 +278,6 @@ btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
 			return btl_cmp_uuid(att, attptr);
 		case BTL_CMP_BYTES:
 		case BTL_CMP_BPCHAR:
-			{
-				const char *data;
-				int			len;
-
-				if (btl_varlena_plain(attptr, &data, &len))
-					return btl_cmp_string(att, data, len);
-			}
-			break;
 		case BTL_CMP_COLLATED:
 		case BTL_CMP_COLLATED_BPCHAR:
 			{
@@ -293,7 +285,9 @@ btl_cmp_attr_as(BtlCmpKind kind, const BtlKeyAtt *att, const char *attptr,
 				int			len;
 
 				if (btl_varlena_plain(attptr, &data, &len))
-					return btl_cmp_collated(att, data, len);
+					return kind == BTL_CMP_BYTES || kind == BTL_CMP_BPCHAR ?
+						btl_cmp_string(att, data, len) :
+						btl_cmp_collated(att, data, len);
 			}
 			break;
 		case BTL_CMP_GENERIC:
@@ -326,14 +320,6 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 			return btl_cmp_uuid(att, DatumGetPointer(datum));
 		case BTL_CMP_BYTES:
 		case BTL_CMP_BPCHAR:
-			{
-				const char *data;
-				int			len;
-
-				if (btl_varlena_plain(DatumGetPointer(datum), &data, &len))
-					return btl_cmp_string(att, data, len);
-			}
-			break;
 		case BTL_CMP_COLLATED:
 		case BTL_CMP_COLLATED_BPCHAR:
 			{
@@ -341,7 +327,9 @@ btl_cmp_value(const BtlKeyAtt *att, Datum datum)
 				int			len;
 
 				if (btl_varlena_plain(DatumGetPointer(datum), &data, &len))
-					return btl_cmp_collated(att, data, len);
+					return att->kind == BTL_CMP_BYTES || att->kind == BTL_CMP_BPCHAR ?
+						btl_cmp_string(att, data, len) :
+						btl_cmp_collated(att, data, len);
 			}
 			break;
 		case BTL_CMP_GENERIC:
