@@ -718,7 +718,7 @@ show_tap_logs()
 # count its assertions from prove's verbose output
 run_tap_file()
 {
-	local file=$1 name out rc=0 npass nfail nskip
+	local file=$1 name out rc=0 npass nfail nskip line
 	name=$(basename "$file" .pl)
 	out=$SCRATCH/tap_$name.out
 
@@ -750,6 +750,9 @@ run_tap_file()
 	SKIPPED=$((SKIPPED + nskip))
 	if ((nfail > 0)); then
 		FAILURES+=("tap: $file: $nfail assertion(s)")
+		while IFS= read -r line; do
+			FAILURES+=("tap: $file: $line")
+		done < <(grep -E '^not ok [0-9]+' "$out" | grep -Eiv '^not ok [0-9]+[^#]*# *todo')
 	fi
 	if ((rc != 0 && nfail == 0)); then
 		fail_step "tap: $file died or broke its plan (prove status $rc)"
@@ -930,10 +933,22 @@ summarize()
 	((FAILED == 0 && PASSED > 0))
 }
 
-# Several versions: this script once per version, the counts summed
+# version_time V: ", N s" from version V's "finished in N s" line, if any
+version_time()
+{
+	local t
+
+	t=$(grep -Eo 'PostgreSQL [0-9]+: finished in [0-9]+ s' "$SCRATCH_VERSIONS/$1.out" | tail -n 1)
+	[[ -n $t ]] && echo ", ${t#*: finished in }"
+	return 0
+}
+
+# Several versions: this script once per version, the counts summed; the
+# last lines name every failure of every version, so that the tail of a CI
+# log says what failed
 run_versions()
 {
-	local v line npass nfail rc total_pass=0 total_fail=0 lines=()
+	local v line failed npass nfail rc total_pass=0 total_fail=0 lines=()
 
 	for v in ${VERSIONS//,/ }; do
 		rc=0
@@ -950,7 +965,10 @@ run_versions()
 		((rc == 0 || nfail > 0)) || nfail=1
 		total_pass=$((total_pass + npass))
 		total_fail=$((total_fail + nfail))
-		lines+=("PostgreSQL $v: $npass passed, $nfail failed")
+		lines+=("PostgreSQL $v: $npass passed, $nfail failed$(version_time "$v")")
+		while IFS= read -r failed; do
+			lines+=("  ${failed#    }")
+		done < <(grep -E '^    failed: ' "$SCRATCH_VERSIONS/$v.out" || true)
 	done
 	echo
 	log "summary of every version"
