@@ -529,6 +529,7 @@ REGIMES = [
     ("probe-uuid", "lookups_per_s", "10M uuid keys"),
     ("probe-composite", "lookups_per_s", "10M (tenant int4, id int8) keys, probed on both columns"),
     ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")"),
+    ("probe-text-code8", "lookups_per_s", "text keys, codes of 8 characters (text_bin_ops against btree under \"C\")"),
     ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")"),
     ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")"),
     ("probe-text-email", "lookups_per_s", "text keys, e-mails (text_bin_ops against btree under \"C\")"),

@@ -47,7 +47,7 @@ Data and length:
   --batch N          keys per statement in probe-batch         [100]
   --clients N        the second client count of select         [nproc]
   --text-keys N      keys per dataset of probe-text            [= scale*100000]
-  --text-datasets a,b  of: code md5 url email                  [all]
+  --text-datasets a,b  of: code code8 md5 url email            [all]
   --partitions N     partitions of probe-part40 (recorded as probe-part<N>)
                                                               [40]
   --tables N         tables of probe-tables                     [40]
@@ -97,7 +97,7 @@ What to run:
                      (tenant int4, id int8), 1000 tenants, one index on
                      (tenant, id) per variant (not hash), probed on both
                      columns
-                     probe-text: --probes random keys of text datasets (code,
+                     probe-text: --probes random keys of text datasets (code, code8,
                      md5, url, email) in nested-loop index-only scans,
                      btlayout's text classes against core btree in the same
                      collation: "C", ICU's "en-x-icu", libc's "en_US.utf8"

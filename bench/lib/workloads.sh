@@ -31,7 +31,7 @@
 #                      (tenant, id) pairs in random order.  After the other
 #                      workloads' rounds, dropped after its own
 #                                                       (probe-composite)
-#   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, md5,
+#   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, code8, md5,
 #                      url, email), one index per text variant
 #                      (variants-text.conf; each in its own collation):
 #                      text_<ds>_<variant>; and text_keys_<ds>_<s>, PROBES of
@@ -1043,7 +1043,7 @@ run_build_large() {
 # round and ROUNDS measured rounds of every variant interleaved.  As for the
 # other workloads, all indexes exist side by side and indisvalid selects one.
 
-TEXT_DATASETS_ALL=(code md5 url email)
+TEXT_DATASETS_ALL=(code code8 md5 url email)
 TEXT_CODE_ALPHABET=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567
 # email: 64 first names, 64 last names (lower-case letters only), 8 domains
 TEXT_EMAIL_FIRST="james mary robert patricia john jennifer michael linda david elizabeth william barbara
@@ -1075,6 +1075,12 @@ text_key_expr() {
 			d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
 		done
 		echo "right($d, 7 + (g % 3)::int)" ;;
+	code8)
+		# the low 40 bits of g * 2654435761 (odd: distinct for g < 2^40)
+		for ((i = 7; i >= 0; i--)); do
+			d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
+		done
+		echo "$d" ;;
 	md5) echo "md5(g::text)" ;;
 	url) echo "'https://www.example.com/catalog/category-' || lpad((g % 97)::text, 2, '0') || '/product/' || lpad(g::text, 9, '0') || '.html'" ;;
 	email)
@@ -1146,7 +1152,7 @@ use_text_sql() { only_index_sql "text_$1" "$(tidx "$1" "$2")"; }
 # the same for btree and btlayout (code 5.46 MB, md5 11.28, url 18.24,
 # email 9.61), whatever the collation; for shared_buffers.
 text_bytes_per_key() {
-	case $1 in code) echo 29 ;; md5) echo 60 ;; url) echo 96 ;; email) echo 51 ;; *) echo 100 ;; esac
+	case $1 in code) echo 29 ;; code8) echo 32 ;; md5) echo 60 ;; url) echo 96 ;; email) echo 51 ;; *) echo 100 ;; esac
 }
 
 # text_need_mb NVARIANTS -> MB of shared_buffers probe-text needs: the
