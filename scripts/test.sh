@@ -938,7 +938,7 @@ version_time()
 {
 	local t
 
-	t=$(grep -Eo 'PostgreSQL [0-9]+: finished in [0-9]+ s' "$SCRATCH_VERSIONS/$1.out" | tail -n 1)
+	t=$(grep -Eo 'PostgreSQL [0-9]+: finished in [0-9]+ s' "$SCRATCH_VERSIONS/$1.out" | tail -n 1) || true
 	[[ -n $t ]] && echo ", ${t#*: finished in }"
 	return 0
 }

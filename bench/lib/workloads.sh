@@ -31,8 +31,8 @@
 #                      (tenant, id) pairs in random order.  After the other
 #                      workloads' rounds, dropped after its own
 #                                                       (probe-composite)
-#   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code, code8, md5,
-#                      url, email), one index per text variant
+#   text_<ds>          (k text), TEXT_KEYS keys of dataset <ds> (code,
+#                      code8, md5, url, email), one index per text variant
 #                      (variants-text.conf; each in its own collation):
 #                      text_<ds>_<variant>; and text_keys_<ds>_<s>, PROBES of
 #                      its keys in random order.  One dataset at a time,
@@ -1066,21 +1066,21 @@ sql_text_array() {
 	echo "ARRAY[$out]"
 }
 
+# text_code_chars N -> N characters of base 32, the low 5N bits of
+# g * 2654435761 (odd: distinct for g < 2^5N), the highest first
+text_code_chars() {
+	local i d=""
+	for ((i = $1 - 1; i >= 0; i--)); do
+		d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
+	done
+	echo "$d"
+}
+
 # text_key_expr DATASET -> the key of row number g (an int8 column named g)
 text_key_expr() {
-	local i d=""
 	case $1 in
-	code)
-		for ((i = 8; i >= 0; i--)); do
-			d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
-		done
-		echo "right($d, 7 + (g % 3)::int)" ;;
-	code8)
-		# the low 40 bits of g * 2654435761 (odd: distinct for g < 2^40)
-		for ((i = 7; i >= 0; i--)); do
-			d+="${d:+ || }substr('$TEXT_CODE_ALPHABET', (((g * 2654435761) >> $((5 * i))) & 31)::int + 1, 1)"
-		done
-		echo "$d" ;;
+	code) echo "right($(text_code_chars 9), 7 + (g % 3)::int)" ;;
+	code8) echo "$(text_code_chars 8)" ;;
 	md5) echo "md5(g::text)" ;;
 	url) echo "'https://www.example.com/catalog/category-' || lpad((g % 97)::text, 2, '0') || '/product/' || lpad(g::text, 9, '0') || '.html'" ;;
 	email)
