@@ -97,8 +97,9 @@ What to run:
                      (tenant int4, id int8), 1000 tenants, one index on
                      (tenant, id) per variant (not hash), probed on both
                      columns
-                     probe-text: --probes random keys of text datasets (code, code8,
-                     md5, url, email) in nested-loop index-only scans,
+                     probe-text: --probes random keys of text datasets
+                     (code, code8, md5, url, email) in nested-loop
+                     index-only scans,
                      btlayout's text classes against core btree in the same
                      collation: "C", ICU's "en-x-icu", libc's "en_US.utf8"
                      (variants in a collation the server lacks are skipped)
