@@ -25,14 +25,15 @@ OBJS = \
 	src/indexstate.o \
 	src/upper.o \
 	src/normkey.o \
+	src/collhint.o \
 	src/scan.o \
 	src/scan_pg15.o \
 	src/scan_pg18.o
 
 EXTENSION = btlayout
-DATA = sql/btlayout--1.0.sql sql/btlayout--1.0--1.1.sql sql/btlayout--1.1--1.2.sql sql/btlayout--1.2--1.3.sql sql/btlayout--1.3--1.4.sql sql/btlayout--1.4--1.5.sql sql/btlayout--1.5--1.6.sql
+DATA = sql/btlayout--1.0.sql sql/btlayout--1.0--1.1.sql sql/btlayout--1.1--1.2.sql sql/btlayout--1.2--1.3.sql sql/btlayout--1.3--1.4.sql sql/btlayout--1.4--1.5.sql sql/btlayout--1.5--1.6.sql sql/btlayout--1.6--1.7.sql
 
-REGRESS = btlayout opclasses oracle layouts check queries arrays types search recent upper normkey normkey_libc manyindexes bin sortsupport roles badinput update review
+REGRESS = btlayout opclasses oracle layouts check queries arrays types search recent upper normkey normkey_libc collhint manyindexes bin sortsupport roles badinput update review
 
 # make installcheck runs REGRESS against a running server (PGHOST, PGPORT,
 # ...) where btlayout is installed, in a database made as scripts/test.sh

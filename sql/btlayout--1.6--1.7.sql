@@ -1,6 +1,29 @@
-/* btlayout--1.5--1.6.sql: the operator families follow the server's btree */
+/*
+ * btlayout--1.6--1.7.sql: btlayout_search_stats() counts the searches that
+ * followed a collation hint; the operator families follow the server's
+ * btree
+ */
 
-\echo Use "ALTER EXTENSION btlayout UPDATE TO '1.6'" to load this file. \quit
+\echo Use "ALTER EXTENSION btlayout UPDATE TO '1.7'" to load this file. \quit
+
+/*
+ * 1.7 lets in-page searches of strings in a collation that does not order
+ * bytes follow a hint of its order (src/collhint.c); two new columns count
+ * those searches and those whose answer the collation refused.  A
+ * function's result columns cannot change in place.
+ */
+DROP FUNCTION btlayout_search_stats();
+CREATE FUNCTION btlayout_search_stats(
+	OUT layout_searches bigint, OUT layout_confirmed bigint,
+	OUT layout_fallbacks bigint, OUT ordinary_searches bigint,
+	OUT layout_with_inserts bigint, OUT lookup_relayouts bigint,
+	OUT recent_buffer_hits bigint, OUT upper_copy_hits bigint,
+	OUT upper_copy_misses bigint, OUT upper_key_searches bigint,
+	OUT hinted_searches bigint, OUT hint_failures bigint)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION btlayout_search_stats() IS
+  'in-page searches of this backend: by walking the layout (confirmed, or searched again) and through line pointers; descent steps that pinned a page in the buffer it was in last time; lookups that went from the copy of the upper levels to their leaf, and those that did not; pages of the copy searched by their integer keys; searches through line pointers that followed a collation hint, and those whose answer the collation refused';
 
 /*
  * 1.0 copies the server's built-in btree operator families when the
@@ -10,11 +33,11 @@
  * bool, char, oid, uuid, ...) a skip support function (support function 6),
  * which nbtree's skip scans use; 19 adds a type, oid8, and its family.
  *
- * This step was 1.0 to 1.1's until 1.6; it moved here so that it is the
- * last step of every update path: a cluster pg_upgraded at any version
- * before 1.6 gets the new server's families with one ALTER EXTENSION
- * UPDATE.  (The next version that needs it moves it again, so that there
- * is one copy of it.)
+ * This step was 1.0 to 1.1's until 1.6, then 1.5 to 1.6's; it moves with
+ * each new version so that it is the last step of every update path: a
+ * cluster pg_upgraded at any version before 1.7 gets the new server's
+ * families with one ALTER EXTENSION UPDATE.  (The next version moves it
+ * again, so that there is one copy of it.)
  *
  * This step adds to each btlayout family the members of the btree family
  * of the same name that it lacks (an operator by strategy and input types,

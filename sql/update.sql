@@ -3,7 +3,9 @@
 -- btlayout_search_stats() its recent-buffer column, 1.2 to 1.3 its
 -- upper-level copy columns and btlayout_upper_copy_pages(), 1.3 to 1.4 its
 -- column of the copy's key searches, 1.4 to 1.5 btlayout_backend_state(),
--- and 1.5 to 1.6 (1.0 to 1.1 until then) brings the operator families
+-- 1.6 to 1.7 btlayout_search_stats() its columns of hinted searches; the
+-- last step of every update path (1.0 to 1.1 until 1.6, 1.5 to 1.6 in
+-- 1.6, 1.6 to 1.7 now) brings the operator families
 -- back in line with the server's btree families, which is what a cluster
 -- needs after pg_upgrade to a server whose btree families grew (18's skip
 -- support functions, 19's oid8; t/012_pg_upgrade.pl does that for real).
@@ -72,7 +74,10 @@ INSERT INTO t SELECT g, ('00:00:00:00:' || lpad(to_hex(g / 256), 2, '0') || ':' 
 FROM generate_series(1, 2000) g;
 CREATE INDEX t_k ON t USING btlayout (k);
 
--- 1.5 has the gaps: the update to 1.6 fills them
+-- 1.5 has the gaps, and so has 1.6 (its step moved to 1.7): the update
+-- to 1.7 fills them
+ALTER EXTENSION btlayout UPDATE TO '1.6';
+SELECT count(*) AS gaps FROM mirror_gaps;
 SELECT count(*) AS gaps FROM mirror_gaps;
 
 ALTER EXTENSION btlayout UPDATE;
@@ -80,10 +85,11 @@ SELECT extversion FROM pg_extension WHERE extname = 'btlayout';
 SELECT * FROM mirror_gaps ORDER BY 1, 2;
 -- 1.2: seven, the descents' recent-buffer pins; 1.3: nine, the lookups
 -- from the copy of the upper levels, and the copy's page count; 1.4: ten,
--- the copy's key searches last
+-- the copy's key searches; 1.7: twelve, the hinted searches last
 SELECT recent_buffer_hits >= 0 AS recent_counted,
        upper_copy_hits >= 0 AND upper_copy_misses >= 0 AS copy_counted,
-       upper_key_searches >= 0 AS keys_counted
+       upper_key_searches >= 0 AS keys_counted,
+       hinted_searches >= 0 AND hint_failures >= 0 AS hints_counted
 FROM btlayout_search_stats();
 SELECT btlayout_upper_copy_pages('t_k') >= 0 AS copy_pages;
 -- 1.5: what the backend keeps of the indexes it looks up

@@ -191,6 +191,9 @@ typedef struct BtlSearchCounters
 	uint64		upper_copy_misses;	/* ... whose leaf did not, or whose
 									 * copy lacked a page on the way */
 	uint64		upper_key_searches; /* images searched through their keys */
+	uint64		hinted_searches;	/* searches through line pointers that
+									 * followed a collation hint */
+	uint64		hint_failures;	/* ... whose answer the collation refused */
 } BtlSearchCounters;
 
 extern BtlSearchCounters btl_search_counters;

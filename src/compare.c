@@ -24,6 +24,7 @@
 
 #include "access/xlog.h"
 #include "binops.h"
+#include "collhint.h"
 #include "compare.h"
 #include "utils/fmgroids.h"
 #include "utils/pg_locale.h"
@@ -238,6 +239,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 	key->fixed = true;
 	key->walkable = true;
 	key->varatt = -1;
+	key->hint = NULL;
 
 	for (i = 0; i < inskey->keysz; i++)
 	{
@@ -259,6 +261,7 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 		att->ssuffix = 0;
 		att->locale = NULL;
 		att->deterministic = true;
+		att->hint = NULL;
 
 		switch (arg)
 		{
@@ -301,6 +304,9 @@ btl_prepare_search_key(Relation rel, BTScanInsert inskey, BtlSearchKey *key)
 					{
 						att->locale = pg_newlocale_from_collation(sk->sk_collation);
 						att->deterministic = btl_locale_deterministic(att->locale);
+						att->hint = btl_collhint_of(sk->sk_collation, att->locale);
+						if (key->hint == NULL)
+							key->hint = att->hint;
 					}
 					if (att->slen >= 8)
 					{
@@ -419,16 +425,47 @@ btl_cmp_collated(const BtlKeyAtt *att, const char *data, int len)
 }
 
 /*
- * Compare the key with any tuple: _bt_compare()'s rules for scans.
+ * A string attribute of a collated kind compared with the argument by the
+ * attribute's hint where it has one and the hint tells them apart (then
+ * *hinted is set), else by btl_cmp_collated()
  */
-int32
-btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup)
+static int32
+cmp_collated_hinted(const BtlKeyAtt *att, Datum datum, bool *hinted)
+{
+	const char *data;
+	int			len;
+
+	if (att->hint != NULL && att->hint->usable &&
+		btl_varlena_plain(DatumGetPointer(datum), &data, &len))
+	{
+		int32		result;
+
+		if (att->kind == BTL_CMP_COLLATED_BPCHAR)
+			len = bpchartruelen((char *) data, len);
+		result = btl_collhint_cmp(att->hint, data, len, att->sarg, att->slen);
+		if (result != 0)
+		{
+			*hinted = true;
+			return result;
+		}
+	}
+	return btl_cmp_value(att, datum);
+}
+
+/*
+ * Compare the key with any tuple: _bt_compare()'s rules for scans.  With
+ * hints, collated attributes are compared by their hints where those tell
+ * (*hinted set then: the result is a hint, not an answer).
+ */
+static pg_attribute_always_inline int32
+compare_tuple(const BtlSearchKey *key, Relation rel, IndexTuple itup,
+			  bool hints, bool *hinted)
 {
 	int			ntupatts = BTreeTupleGetNAtts(itup, rel);
 	int			ncmp;
 	int			i;
 
-	if (key->fixed && !IndexTupleHasNulls(itup))
+	if (!hints && key->fixed && !IndexTupleHasNulls(itup))
 		return btl_compare_fixed(key, itup, ntupatts);
 
 	ncmp = Min(ntupatts, key->keysz);
@@ -445,7 +482,10 @@ btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup)
 			result = att->nulls_first ? 1 : -1;
 		else
 		{
-			result = btl_cmp_value(att, datum);
+			result = hints && (att->kind == BTL_CMP_COLLATED ||
+							   att->kind == BTL_CMP_COLLATED_BPCHAR) ?
+				cmp_collated_hinted(att, datum, hinted) :
+				btl_cmp_value(att, datum);
 			if (!att->desc)
 				INVERT_COMPARE_RESULT(result);
 		}
@@ -453,4 +493,22 @@ btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup)
 			return result;
 	}
 	return btl_compare_tail(key, itup, ntupatts);
+}
+
+int32
+btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup)
+{
+	return compare_tuple(key, rel, itup, false, NULL);
+}
+
+/*
+ * btl_compare() with the key's hints (key->hint set): *hinted tells
+ * whether a hint decided the result
+ */
+int32
+btl_compare_hinted(const BtlSearchKey *key, Relation rel, IndexTuple itup,
+				   bool *hinted)
+{
+	*hinted = false;
+	return compare_tuple(key, rel, itup, true, hinted);
 }

@@ -80,6 +80,7 @@ typedef struct BtlKeyAtt
 	uint64		ssuffix;		/* a uuid's last 8, big-endian */
 	pg_locale_t locale;			/* the collation's, for the collated kinds */
 	bool		deterministic;	/* ... which breaks ties by bytes */
+	struct BtlCollHint *hint;	/* ... its hint (collhint.h), or NULL */
 	ScanKey		sk;				/* the scan key: argument, function, collation */
 } BtlKeyAtt;
 
@@ -107,6 +108,9 @@ typedef struct BtlSearchKey
 								 * kind; else BTL_CMP_GENERIC */
 	BtlCmpKind	walk_kind2;		/* ... the second's, or BTL_CMP_GENERIC */
 	int			varatt;			/* the last one, a varlena; or -1 */
+	struct BtlCollHint *hint;	/* the first collated attribute's hint, if
+								 * any has one: the in-page search follows
+								 * the hints, then proves its answer */
 	int			minwidth;		/* bytes a tuple needs to hold them all */
 	TupleDesc	tupdesc;
 	BtlKeyAtt	att[INDEX_MAX_KEYS];
@@ -445,5 +449,7 @@ btl_compare_fixed_two(const BtlSearchKey *key, IndexTuple itup, int ntupatts,
 }
 
 extern int32 btl_compare(const BtlSearchKey *key, Relation rel, IndexTuple itup);
+extern int32 btl_compare_hinted(const BtlSearchKey *key, Relation rel,
+								IndexTuple itup, bool *hinted);
 
 #endif							/* BTLAYOUT_COMPARE_H */

@@ -26,6 +26,7 @@
 #include "commands/defrem.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "collhint.h"
 #include "normkey.h"
 #include "utils/acl.h"
 #include "utils/fmgrprotos.h"
@@ -287,6 +288,26 @@ _PG_init(void)
 							 &btl_debug_normkey_scramble,
 							 BTL_NK_SCRAMBLE_OFF,
 							 btl_nk_scramble_values,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("btlayout.collation_hints",
+							 "Lets in-page searches of strings in a collation that does not order bytes follow a hint of its order.",
+							 "The hint, worked out from the collation once per backend, "
+							 "ranks ASCII characters by the collation's first level; the "
+							 "collation proves each hinted search's answer.",
+							 &btl_collation_hints,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("btlayout.debug_collation_hint_scramble",
+							 "For tests: makes the collation hints of search keys prepared from now on wrong.",
+							 "Answers must stay right: the collation proves every "
+							 "hinted search, and the hint is given up once too many "
+							 "proofs fail.",
+							 &btl_debug_collation_hint_scramble,
+							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);

@@ -50,8 +50,8 @@ StaticAssertDecl(BTL_NK_PREFIXMAX <= PG_UINT8_MAX, "prefixlen is a uint8");
  * How an index's key columns encode: each column's comparison kind (the
  * one its operator class's comparator has against its own type, by
  * classify() in compare.c) or collated-string encoding, DESC and NULLS
- * FIRST, and for a collated string its collation, the collation's locale
- * and whether it is deterministic.  ncols 0: some column has no encoding,
+ * FIRST, and for a collated string its collation, the collation's locale,
+ * whether it is deterministic and whether it has a hint.  ncols 0: some column has no encoding,
  * and the index's images keep no keys.  Made from the catalogs before any
  * page is locked (btl_nk_plan_of()).
  */
@@ -61,6 +61,7 @@ typedef struct BtlNkColumn
 	bool		desc;
 	bool		nulls_first;
 	bool		deterministic;
+	bool		hinted;			/* the collation has a hint (collhint.h) */
 	Oid			collation;
 	pg_locale_t locale;
 } BtlNkColumn;

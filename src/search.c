@@ -53,6 +53,7 @@
  */
 #include "btlayout.h"
 
+#include "collhint.h"
 #include "compare.h"
 #include "normkey.h"
 #include "walk.h"
@@ -224,10 +225,17 @@ middle(int lo, int hi)
  * page, and every line pointer read is one of lo .. hi - 1.  Forced inline:
  * as a function of its own it cost the layout walk's pages, which never
  * run it, 10% (docs/performance.md).
+ *
+ * With hints (the key's collation hints, collhint.h), the comparisons are
+ * btl_compare_hinted()'s, and *below_hinted and *above_hinted tell whether
+ * a hint decided the last item found below the key (the answer's
+ * predecessor) and the last found not below it (the answer): the two
+ * verdicts search_hinted() has the collation prove.
  */
 static pg_attribute_always_inline OffsetNumber
-search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
-				OffsetNumber lo, OffsetNumber hi)
+search_lines(Relation rel, const BtlSearchKey *key, Page page,
+			 OffsetNumber lo, OffsetNumber hi, bool hints,
+			 bool *below_hinted, bool *above_hinted)
 {
 	int			cmpval = key->nextkey ? 0 : 1;
 
@@ -235,6 +243,7 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
 	{
 		OffsetNumber mid = middle(lo, hi);
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, mid));
+		bool		hinted = false;
 
 		if (key->prefetch && hi - lo >= 16)
 		{
@@ -248,12 +257,68 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
 			__builtin_prefetch(PageGetItemId(page, middle(mid + 1, right)), 0, 3);
 			__builtin_prefetch(PageGetItemId(page, middle(right + 1, hi)), 0, 3);
 		}
-		if (btl_compare(key, rel, itup) >= cmpval)
+		if ((hints ? btl_compare_hinted(key, rel, itup, &hinted) :
+			 btl_compare(key, rel, itup)) >= cmpval)
+		{
 			lo = mid + 1;
+			if (hints)
+				*below_hinted = hinted;
+		}
 		else
+		{
 			hi = mid;
+			if (hints)
+				*above_hinted = hinted;
+		}
 	}
 	return lo;
+}
+
+static pg_attribute_always_inline OffsetNumber
+search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
+				OffsetNumber lo, OffsetNumber hi)
+{
+	return search_lines(rel, key, page, lo, hi, false, NULL, NULL);
+}
+
+/*
+ * search_ordinary() for a key with a usable collation hint: the binary
+ * search follows the hint, then the collation proves its answer r, if a
+ * hint decided either verdict it rests on: item r - 1 below the key, item
+ * r not below it (each only if it is in lo .. hi - 1).  Line pointers are
+ * in key order, so with both proven r is the first item not below the
+ * key, exactly what search_ordinary() returns, whatever the hint said
+ * elsewhere.  If either fails the page is searched again without the
+ * hint.  prove false: the page is an image of the copy of the upper
+ * levels, whose answer the leaf proves (btl_search()), so the collation
+ * need not.
+ */
+static pg_noinline OffsetNumber
+search_hinted(Relation rel, const BtlSearchKey *key, Page page,
+			  OffsetNumber lo, OffsetNumber hi, bool prove)
+{
+	int			cmpval = key->nextkey ? 0 : 1;
+	bool		below_hinted = false;
+	bool		above_hinted = false;
+	OffsetNumber r;
+	bool		held;
+
+	btl_search_counters.hinted_searches++;
+	r = search_lines(rel, key, page, lo, hi, true, &below_hinted,
+					 &above_hinted);
+	if (!prove || (!below_hinted && !above_hinted))
+		return r;
+	held = (!below_hinted || r == lo ||
+			btl_compare(key, rel, (IndexTuple)
+						PageGetItem(page, PageGetItemId(page, r - 1))) >= cmpval) &&
+		(!above_hinted || r == hi ||
+		 btl_compare(key, rel, (IndexTuple)
+					 PageGetItem(page, PageGetItemId(page, r))) < cmpval);
+	btl_collhint_proof(key->hint, held);
+	if (held)
+		return r;
+	btl_search_counters.hint_failures++;
+	return search_ordinary(rel, key, page, lo, hi);
 }
 
 /*
@@ -476,7 +541,11 @@ binsrch_page(Relation rel, const BtlSearchKey *key, Page page,
 	if (result == InvalidOffsetNumber)
 	{
 		btl_search_counters.ordinary_searches++;
-		result = search_ordinary(rel, key, page, first, maxoff + 1);
+		if (key->hint != NULL && key->hint->usable)
+			result = search_hinted(rel, key, page, first, maxoff + 1,
+								   BufferIsValid(buf));
+		else
+			result = search_ordinary(rel, key, page, first, maxoff + 1);
 	}
 	if (unlikely(stale) && key->note_stale && BufferIsValid(buf))
 		btl_note_stale_page(rel, buf);

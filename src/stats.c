@@ -321,8 +321,8 @@ Datum
 btlayout_search_stats(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10] = {false};
+	Datum		values[12];
+	bool		nulls[12] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -340,6 +340,9 @@ btlayout_search_stats(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum(btl_search_counters.upper_copy_misses);
 	/* from 1.4 on */
 	values[9] = Int64GetDatum(btl_search_counters.upper_key_searches);
+	/* from 1.7 on */
+	values[10] = Int64GetDatum(btl_search_counters.hinted_searches);
+	values[11] = Int64GetDatum(btl_search_counters.hint_failures);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

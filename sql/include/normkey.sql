@@ -7,9 +7,12 @@
 -- test_collation(), which runs the whole test in one collation, and
 -- key_searches_under(), the test of btlayout.upper_copy_sort_keys.
 -- Included with \i by each test, into each database it uses (with
--- sql/include/answers.sql); not a test of its own.
+-- sql/include/answers.sql); not a test of its own.  Collation hints are
+-- off in the session: they would serve the pages of ASCII strings in
+-- place of the keys these tests are about (sql/collhint.sql tests both).
 --
 \i sql/include/answers.sql
+SET btlayout.collation_hints = off;
 
 CREATE FUNCTION normkey_check(index regclass, probes int, seed int,
   OUT tuples bigint, OUT pairs bigint, OUT decided bigint,
