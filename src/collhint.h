@@ -29,6 +29,8 @@
 #ifndef BTLAYOUT_COLLHINT_H
 #define BTLAYOUT_COLLHINT_H
 
+#include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "utils/guc.h"
 #include "utils/pg_locale.h"
 
@@ -70,8 +72,21 @@ btl_collhint_cmp(const BtlCollHint *hint, const char *a, int alen,
 	int			i = 0;
 	int			j;
 
-	while (i + 8 <= n && memcmp(a + i, b + i, 8) == 0)
+	while (i + 8 <= n)
+	{
+		uint64		wa;
+		uint64		wb;
+
+		memcpy(&wa, a + i, sizeof(wa));
+		memcpy(&wb, b + i, sizeof(wb));
+		if (wa != wb)
+		{
+			/* the first byte that differs: the highest, read big-endian */
+			i += (63 - pg_leftmost_one_pos64(pg_ntoh64(wa ^ wb))) / 8;
+			break;
+		}
 		i += 8;
+	}
 	while (i < n && a[i] == b[i])
 		i++;
 	j = i;
