@@ -41,7 +41,9 @@
  *	bytes (text and varchar under "C", bpchar without its trailing spaces,
  *	bytea, the BIN classes): the bytes with 0x00 escaped as 0x00 0xFF, then
  *	0x00 0x00; numeric: by its decimal digits (nk_numeric()); strings in a
- *	collation: their sort keys (nk_collated()).
+ *	collation: the ranks of the collation's hint, if it has one
+ *	(nk_ranks(): a string cut after its first level), else their sort
+ *	keys (nk_collated()).
  *
  * A search key's argument of another type than the column's is encoded
  * into the column's domain by the kind its comparator has (compare.c):
@@ -172,7 +174,8 @@ collation_provider(Oid collation)
  * The encoding of key column i of rel whose comparator compares it
  * through a function (BTL_CMP_GENERIC) or a collation's locale
  * (BTL_CMP_COLLATED*): numeric, by its digits; text,
- * varchar and bpchar in a collation that does not order bytes, by their
+ * varchar and bpchar in a collation that does not order bytes, by the
+ * ranks of the collation's hint if it has one (collhint.h), else by their
  * sort keys, for the providers btlayout.upper_copy_sort_keys names.  0 if
  * the column has none.
  */
@@ -183,22 +186,27 @@ function_kind(Relation rel, int i, BtlNkPlan *plan)
 	Oid			collation = rel->rd_indcollation[i];
 	char		provider;
 	pg_locale_t locale;
+	BtlCollHint *hint;
 
 	if (fn == F_NUMERIC_CMP)
 		return BTL_NK_NUMERIC;
 	if ((fn != F_BTTEXTCMP && fn != F_BPCHARCMP) || !OidIsValid(collation))
 		return 0;
-	provider = collation_provider(collation);
-	if (provider == COLLPROVIDER_ICU ?
-		(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_ICU) == 0 :
-		provider != COLLPROVIDER_LIBC ||
-		(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_LIBC) == 0)
-		return 0;
 	locale = pg_newlocale_from_collation(collation);
+	hint = btl_collhint_of(collation, locale);
+	if (hint == NULL)
+	{
+		provider = collation_provider(collation);
+		if (provider == COLLPROVIDER_ICU ?
+			(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_ICU) == 0 :
+			provider != COLLPROVIDER_LIBC ||
+			(btl_upper_copy_sort_keys & BTL_NK_SORT_KEYS_LIBC) == 0)
+			return 0;
+	}
 	plan->col[i].collation = collation;
 	plan->col[i].locale = locale;
 	plan->col[i].deterministic = btl_locale_deterministic(locale);
-	plan->col[i].hinted = btl_collhint_of(collation, locale) != NULL;
+	plan->col[i].hint = hint;
 	return fn == F_BTTEXTCMP ? BTL_NK_COLL_TEXT : BTL_NK_COLL_BPCHAR;
 }
 
@@ -467,6 +475,57 @@ done:
 }
 
 /*
+ * A string of ASCII bytes by the ranks of its collation's hint (collhint.h):
+ * each byte's rank (1 to 254), but for the bytes the collation ignores at
+ * its first level, then 0x00; the string is cut there.  So two strings
+ * that differ at the first level differ in these bytes as the hint orders
+ * them, a string whose ranks are those of another's beginning sorting
+ * first, and strings of the same ranks (differing in case, in ignored
+ * bytes, or not at all) have the same bytes and nothing after them: the
+ * image's items decide between them, as between any pivots a cut key
+ * cannot tell apart (btl_nk_search()).  A wrong hint only misorders keys,
+ * which costs what a wrong encoding costs (see the file header).
+ *
+ * A byte outside ASCII has no rank: a pivot with one has no string (false;
+ * its page keeps no keys), and a search key's string is cut before it, its
+ * ranks so far all it knows, as a cut string's bytes are (the byte's weight
+ * is unknown, and may be none).
+ */
+static bool
+nk_ranks(NkOut *o, const char *s, int len, const BtlCollHint *hint,
+		 bool desc, bool key)
+{
+	uint8		flip = desc ? 0xFF : 0x00;
+	uint8	   *out = o->buf + o->len;
+	int			room = o->cap - o->len;
+	int			n = 0;
+
+	/* written in place, a byte a character: a key's is made per lookup */
+	for (int k = 0; k < len; k++)
+	{
+		uint8		r = hint->rank[(uint8) s[k]];
+
+		if (r == BTL_HINT_UNKNOWN)
+		{
+			if (!key)
+				return false;
+			room = n;			/* no 0x00: the ranks end unknown */
+			break;
+		}
+		if (r == BTL_HINT_IGNORED)
+			continue;
+		if (n == room)
+			break;
+		out[n++] = r ^ flip;
+	}
+	if (n < room)
+		out[n++] = 0x00 ^ flip;
+	o->len += n;
+	o->cut = true;
+	return true;
+}
+
+/*
  * A string in a collation: 0x03, its sort key (which holds no 0x00 byte),
  * 0x00, and for a deterministic collation the bytes as nk_escaped()
  * encodes them, the order varstr_cmp() gives strings the collation says
@@ -474,22 +533,28 @@ done:
  * UTF-8 string, and only as much of it as the string can still take: a key
  * that fills it is cut there, every byte real (see the file header); a
  * libc collation's by strxfrm(), whole.  false if the transform gave a key
- * with a 0x00 byte.
+ * with a 0x00 byte.  A collation with a hint: the hint's ranks
+ * (nk_ranks()) instead.  key: the string is a search key's (ICU's sort key
+ * made only to BTL_NK_KEY_SORTKEY bytes), not a pivot's.
  */
 static bool
-nk_collated(NkOut *o, const char *s, int len, uint8 kind, pg_locale_t locale,
-			bool deterministic, bool desc, int budget)
+nk_collated(NkOut *o, const char *s, int len, const BtlNkColumn *col,
+			bool desc, bool key)
 {
+	int			budget = key ? BTL_NK_KEY_SORTKEY : INT_MAX;
 	static const uint8 separator[1] = {0x00};
+	pg_locale_t locale = col->locale;
 	char		stackbuf[1024];
 	char	   *buf = stackbuf;
 	size_t		n;
 
-	if (kind == BTL_NK_COLL_BPCHAR)
+	if (col->kind == BTL_NK_COLL_BPCHAR)
 		len = bpchartruelen((char *) s, len);
 	nk_byte(o, NK_VALUE);
 	if (o->cut)
 		return true;
+	if (col->hint != NULL)
+		return nk_ranks(o, s, len, col->hint, desc, key);
 	if (btl_strxfrm_prefix_ok(locale))
 	{
 		char	   *key = (char *) o->buf + o->len;
@@ -538,7 +603,7 @@ nk_collated(NkOut *o, const char *s, int len, uint8 kind, pg_locale_t locale,
 			pfree(buf);
 	}
 	nk_bytes(o, separator, 1, desc);
-	if (deterministic)
+	if (col->deterministic)
 		nk_escaped(o, s, len, desc);
 	return true;
 }
@@ -619,9 +684,7 @@ nk_encode_tuple(const BtlNkPlan *plan, TupleDesc desc, IndexTuple itup,
 					int			len;
 
 					if (!btl_varlena_plain(DatumGetPointer(d), &data, &len) ||
-						!nk_collated(&o, data, len, plan->col[i].kind,
-									 plan->col[i].locale, plan->col[i].deterministic,
-									 dsc, INT_MAX))
+						!nk_collated(&o, data, len, &plan->col[i], dsc, false))
 						return -1;
 				}
 				break;
@@ -672,9 +735,7 @@ btl_nk_make_key_any(const BtlNkPlan *plan, const BtlSearchKey *key,
 				att->sk->sk_collation != plan->col[i].collation ||
 				!btl_varlena_plain(DatumGetPointer(att->sk->sk_argument),
 								   &data, &len) ||
-				!nk_collated(&o, data, len, plan->col[i].kind, plan->col[i].locale,
-							 plan->col[i].deterministic, att->desc,
-							 BTL_NK_KEY_SORTKEY))
+				!nk_collated(&o, data, len, &plan->col[i], att->desc, true))
 				return false;
 			continue;
 		}
@@ -766,50 +827,14 @@ nk_pivot(const BtlNkPlan *plan, TupleDesc desc, Page src, int j, uint8 *buf)
 						   buf, BTL_NK_KEYMAX);
 }
 
-/*
- * Do the n pivots of src hold, in every column whose collation has a hint,
- * only strings of ASCII bytes, stored plainly?  Then the hint serves the
- * page's search, a table lookup a byte (collhint.h), and sort keys, made
- * for each lookup's key by the collation, would only cost more: measured
- * on 15.20, 3M e-mails in "en_US.utf8", 1.57x core btree with strxfrm()
- * keys, 2.29x searched as pages with the hint (docs/performance.md,
- * "Collation hints").
- */
+/* Does a column of the plan encode by a collation's hint? */
 static bool
-nk_hint_serves(const BtlNkPlan *plan, TupleDesc desc, Page src, int n)
+nk_plan_hinted(const BtlNkPlan *plan)
 {
-	OffsetNumber first = P_FIRSTDATAKEY(BTPageGetOpaque(src)) + 1;
-	bool		any = false;
-
 	for (int i = 0; i < plan->ncols; i++)
-		any |= plan->col[i].hinted;
-	if (!any)
-		return false;
-	for (int j = 0; j < n; j++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(src, PageGetItemId(src, first + j));
-		int			natts = ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_OFFSET_MASK;
-
-		for (int i = 0; i < Min(natts, plan->ncols); i++)
-		{
-			bool		isnull;
-			Datum		d;
-			const char *data;
-			int			len;
-
-			if (!plan->col[i].hinted)
-				continue;
-			d = index_getattr(itup, i + 1, desc, &isnull);
-			if (isnull)
-				continue;
-			if (!btl_varlena_plain(DatumGetPointer(d), &data, &len))
-				return false;
-			for (int k = 0; k < len; k++)
-				if ((uint8) data[k] >= 0x80)
-					return false;
-		}
-	}
-	return true;
+		if (plan->col[i].hint != NULL)
+			return true;
+	return false;
 }
 
 /*
@@ -817,8 +842,7 @@ nk_hint_serves(const BtlNkPlan *plan, TupleDesc desc, Page src, int n)
  * line pointers checked by make_image() in upper.c) of index rel, whose
  * key columns encode by plan, into b: their prefix and heads.  Returns the
  * bytes btl_nk_write() will write, or 0 if the page gets no keys: not all
- * its data items are pivots the plan encodes, a collation hint serves it
- * (nk_hint_serves()), or their heads decrease in
+ * its data items are pivots the plan encodes, or their heads decrease in
  * page order (the encoding disagrees with the page: a bug, or a libc
  * strxfrm() that disagrees with strcoll(); reported once per backend, and
  * the image is then searched as a page).
@@ -848,8 +872,6 @@ btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
 			return 0;
 		prefixlen = 0;
 	}
-	if (n > 0 && nk_hint_serves(plan, desc, src, n))
-		return 0;
 	strings = palloc(Max(n, 1) * BTL_NK_KEYMAX);
 	lens = palloc(Max(n, 1) * sizeof(int));
 	for (int j = 0; j < n; j++)
@@ -882,7 +904,8 @@ btl_nk_measure(Relation rel, const BtlNkPlan *plan, Page src, BtlNkBuild *b)
 		maxrest = Max(maxrest, restlen);
 		if (j > 0 && b->heads[j] < b->heads[j - 1])
 		{
-			if (!warned)
+			/* (a hint's order is a hint: no warning for it) */
+			if (!warned && !nk_plan_hinted(plan))
 				ereport(WARNING,
 						(errcode(ERRCODE_INTERNAL_ERROR),
 						 errmsg("normalized keys of an internal page of index \"%s\" are out of order",

@@ -51,7 +51,7 @@ StaticAssertDecl(BTL_NK_PREFIXMAX <= PG_UINT8_MAX, "prefixlen is a uint8");
  * one its operator class's comparator has against its own type, by
  * classify() in compare.c) or collated-string encoding, DESC and NULLS
  * FIRST, and for a collated string its collation, the collation's locale,
- * whether it is deterministic and whether it has a hint.  ncols 0: some column has no encoding,
+ * whether it is deterministic and its hint, if it has one.  ncols 0: some column has no encoding,
  * and the index's images keep no keys.  Made from the catalogs before any
  * page is locked (btl_nk_plan_of()).
  */
@@ -61,9 +61,10 @@ typedef struct BtlNkColumn
 	bool		desc;
 	bool		nulls_first;
 	bool		deterministic;
-	bool		hinted;			/* the collation has a hint (collhint.h) */
 	Oid			collation;
 	pg_locale_t locale;
+	struct BtlCollHint *hint;	/* the collation's hint (collhint.h): the
+								 * string's ranks, not its sort key */
 } BtlNkColumn;
 
 typedef struct BtlNkPlan
