@@ -271,8 +271,10 @@ _PG_init(void)
 							 "for sorting: here a transform that disagrees with "
 							 "strcoll() costs lookups a descent of their own, never "
 							 "an answer), icu (sort keys) or all; the copies of other "
-							 "collations' indexes are searched as pages.  Changing it "
-							 "drops the copies.",
+							 "collations' indexes are searched as pages.  A collation "
+							 "with a hint (btlayout.collation_hints) gets the hint's "
+							 "ranks instead, whatever this says.  Changing it drops "
+							 "the copies.",
 							 &btl_upper_copy_sort_keys,
 							 BTL_NK_SORT_KEYS_LIBC,
 							 btl_nk_sort_keys_values,

@@ -119,8 +119,9 @@
 int			btl_debug_normkey_scramble = BTL_NK_SCRAMBLE_OFF;
 
 /*
- * GUC btlayout.upper_copy_sort_keys: the providers whose collations give
- * strings keys.  libc's by default: a sort key per lookup costs about what
+ * GUC btlayout.upper_copy_sort_keys: the providers whose collations,
+ * those without a hint (collhint.h, whose ranks serve the others), give
+ * strings sort keys.  libc's by default: a sort key per lookup costs about what
  * the comparisons it saves in the upper levels cost under ICU, whose
  * comparison is quick, and much less under glibc's strcoll() on long keys
  * (docs/performance.md, "Normalized keys").
