@@ -28,6 +28,23 @@ LANGUAGE sql AS $$
   SELECT hinted, failed FROM d, (SELECT count(*) FROM u) x
 $$;
 
+-- Indexes on each of cols of each table t (btlayout) and of its twin t
+-- || 'b' (core btree), which holds the same rows
+CREATE FUNCTION twin_indexes(tables text[], cols text[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  t text;
+  c text;
+BEGIN
+  FOREACH t IN ARRAY tables LOOP
+    FOREACH c IN ARRAY cols LOOP
+      EXECUTE format('CREATE INDEX ON %I USING btlayout (%s)', t, c);
+      EXECUTE format('CREATE INDEX ON %I (%s)', t || 'b', c);
+    END LOOP;
+  END LOOP;
+END
+$$;
+
 CREATE FUNCTION hint_strings() RETURNS SETOF text LANGUAGE sql AS $$
   SELECT lower(substr(md5(g::text), 1, 3 + g % 9))
          || (ARRAY['', '.', '_', '-', ' ', '+', ''''])[1 + g % 7]
@@ -124,20 +141,7 @@ CREATE TABLE hn AS SELECT s COLLATE hint_num AS s, b, n FROM ha;
 CREATE TABLE hnb AS SELECT * FROM hn;
 CREATE TABLE hc AS SELECT s COLLATE hint_cs AS s, b, n FROM ha;
 CREATE TABLE hcb AS SELECT * FROM hc;
--- each with a btlayout index and its twin a btree index, ascending and
--- descending
-DO $$
-DECLARE
-  t text;
-BEGIN
-  FOREACH t IN ARRAY ARRAY['hn', 'hc'] LOOP
-    EXECUTE format('CREATE INDEX ON %I USING btlayout (s)', t);
-    EXECUTE format('CREATE INDEX ON %I USING btlayout (s DESC NULLS LAST)', t);
-    EXECUTE format('CREATE INDEX ON %I (s)', t || 'b');
-    EXECUTE format('CREATE INDEX ON %I (s DESC NULLS LAST)', t || 'b');
-  END LOOP;
-END
-$$;
+SELECT twin_indexes(ARRAY['hn', 'hc'], ARRAY['s', 's DESC NULLS LAST']);
 SELECT 'x9' < 'x10' COLLATE hint_num AS numeric_order,
        'ch' > 'h' COLLATE hint_cs AS czech_ch;
 SELECT count(*) >= 0 AS reset FROM hints_since();
@@ -184,16 +188,7 @@ CREATE TABLE hl AS SELECT s COLLATE "C.utf8" AS s, b, n FROM ha;
 CREATE TABLE hlb AS SELECT * FROM hl;
 CREATE TABLE hu AS SELECT ('é' || s) COLLATE "C.utf8" AS s, b, n FROM ha;
 CREATE TABLE hub AS SELECT * FROM hu;
-DO $$
-DECLARE
-  t text;
-BEGIN
-  FOREACH t IN ARRAY ARRAY['hl', 'hu'] LOOP
-    EXECUTE format('CREATE INDEX ON %I USING btlayout (s)', t);
-    EXECUTE format('CREATE INDEX ON %I (s)', t || 'b');
-  END LOOP;
-END
-$$;
+SELECT twin_indexes(ARRAY['hl', 'hu'], ARRAY['s']);
 CREATE TEMP TABLE key_seen AS
 SELECT upper_key_searches AS k FROM btlayout_search_stats();
 CREATE FUNCTION key_searches_since() RETURNS bigint LANGUAGE sql AS $$
@@ -231,5 +226,6 @@ DROP TABLE ha, hb, hn, hnb, hc, hcb, hl, hlb, hu, hub, hint_seen, key_seen;
 DROP COLLATION hint_num;
 DROP COLLATION hint_cs;
 DROP FUNCTION hints_since(), key_searches_since(), hint_strings(), index_of(text),
+  twin_indexes(text[], text[]),
   normkey_check(regclass, int, int),
   answers_wrong(text[], text[], text, text);
