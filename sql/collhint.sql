@@ -13,6 +13,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btlayout;
 RESET client_min_messages;
+-- the copies of upper levels on, whatever the server's setting (the
+-- second pass of scripts/test.sh turns them off)
+SET btlayout.upper_copy = '4MB';
 
 \i sql/include/answers.sql
 
