@@ -30,7 +30,7 @@
  * eight (after 64) is given up for the rest of the backend's life, so
  * that a wrong hint cannot keep costing a search twice.
  *
- * Memory: one BtlCollHint (288 bytes) per collation a search key of this
+ * Memory: one entry (300 bytes) per collation a search key of this
  * backend used, in TopMemoryContext; collations are catalog objects, a
  * handful in a database.  Working one out costs about 2,000 comparisons
  * of the collation, once per backend.
@@ -56,9 +56,15 @@ bool		btl_debug_collation_hint_scramble = false;
 #define CHECK_PAIRS		256
 #define CHECK_MAXLEN	12
 
-/* The hints of this backend: a scrambled one is kept apart from its own */
+/*
+ * The hints of this backend, by collation and the locale the server gave
+ * for it (a collation dropped and its OID reused by another, whose locale
+ * the server makes anew, gets a hint of its own; a stale one would cost
+ * only its proofs); a scrambled one is kept apart from its own
+ */
 typedef struct HintEntry
 {
+	pg_locale_t locale;
 	bool		scrambled;
 	BtlCollHint hint;
 } HintEntry;
@@ -267,6 +273,7 @@ btl_collhint_of(Oid collation, pg_locale_t locale)
 		return NULL;
 	for (int i = 0; i < nhints; i++)
 		if (hints[i]->hint.collation == collation &&
+			hints[i]->locale == locale &&
 			hints[i]->scrambled == scrambled)
 		{
 			e = hints[i];
@@ -281,6 +288,7 @@ btl_collhint_of(Oid collation, pg_locale_t locale)
 			repalloc(hints, maxhints * sizeof(HintEntry *));
 	}
 	e = MemoryContextAllocZero(TopMemoryContext, sizeof(HintEntry));
+	e->locale = locale;
 	e->scrambled = scrambled;
 	e->hint.collation = collation;
 	make_ranks(&e->hint, locale);
