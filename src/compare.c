@@ -425,29 +425,36 @@ btl_cmp_collated(const BtlKeyAtt *att, const char *data, int len)
 }
 
 /*
- * A string attribute of a collated kind compared with the argument by the
- * attribute's hint where it has one and the hint tells them apart (then
- * *hinted is set), else by btl_cmp_collated()
+ * The string attribute at p, of a collated kind, compared with the
+ * argument by the attribute's hint: the hint's answer (as the attribute's
+ * comparison would give it, tuple against argument), or 0 where it has
+ * none (no usable hint, a string not stored plainly, or the hint cannot
+ * tell them apart)
  */
-static int32
-cmp_collated_hinted(const BtlKeyAtt *att, Datum datum, bool *hinted)
+static pg_attribute_always_inline int32
+cmp_by_hint(const BtlKeyAtt *att, const char *p)
 {
 	const char *data;
 	int			len;
 
-	if (att->hint != NULL && att->hint->usable &&
-		btl_varlena_plain(DatumGetPointer(datum), &data, &len))
-	{
-		int32		result;
+	if (att->hint == NULL || !att->hint->usable ||
+		!btl_varlena_plain(p, &data, &len))
+		return 0;
+	if (att->kind == BTL_CMP_COLLATED_BPCHAR)
+		len = bpchartruelen((char *) data, len);
+	return btl_collhint_cmp(att->hint, data, len, att->sarg, att->slen);
+}
 
-		if (att->kind == BTL_CMP_COLLATED_BPCHAR)
-			len = bpchartruelen((char *) data, len);
-		result = btl_collhint_cmp(att->hint, data, len, att->sarg, att->slen);
-		if (result != 0)
-		{
-			*hinted = true;
-			return result;
-		}
+/* cmp_by_hint() where it answers (then *hinted is set), else the collation */
+static int32
+cmp_collated_hinted(const BtlKeyAtt *att, Datum datum, bool *hinted)
+{
+	int32		result = cmp_by_hint(att, DatumGetPointer(datum));
+
+	if (result != 0)
+	{
+		*hinted = true;
+		return result;
 	}
 	return btl_cmp_value(att, datum);
 }
@@ -520,25 +527,15 @@ btl_compare_hinted(const BtlSearchKey *key, Relation rel, IndexTuple itup,
 	{
 		const BtlKeyAtt *att = &key->att[0];
 		int			ntupatts = BTreeTupleGetNAtts(itup, rel);
-		const char *data;
-		int			len;
+		int32		result = ntupatts > 0 ?
+			cmp_by_hint(att, (const char *) itup + att->attoff) : 0;
 
-		if (ntupatts > 0 && att->hint != NULL && att->hint->usable &&
-			btl_varlena_plain((const char *) itup + att->attoff, &data, &len))
+		if (result != 0)
 		{
-			int32		result;
-
-			if (att->kind == BTL_CMP_COLLATED_BPCHAR)
-				len = bpchartruelen((char *) data, len);
-			result = btl_collhint_cmp(att->hint, data, len, att->sarg,
-									  att->slen);
-			if (result != 0)
-			{
-				*hinted = true;
-				if (!att->desc)
-					INVERT_COMPARE_RESULT(result);
-				return result;
-			}
+			*hinted = true;
+			if (!att->desc)
+				INVERT_COMPARE_RESULT(result);
+			return result;
 		}
 		return btl_compare_fixed(key, itup, ntupatts);
 	}
