@@ -230,10 +230,8 @@ extern BtlStateCounters btl_state_counters;
 
 /* search.c (the key is a BtlSearchKey, compare.h) */
 struct BtlSearchKey;
-extern OffsetNumber btl_binsrch(Relation rel, const struct BtlSearchKey *key,
-								Buffer buf);
 extern Buffer btl_search(Relation rel, const struct BtlSearchKey *key,
-						 Snapshot snapshot);
+						 Snapshot snapshot, OffsetNumber *offnum);
 
 /*
  * What a backend keeps of one btlayout index it looks up (indexstate.c),

@@ -450,7 +450,7 @@ btl_scan_first(IndexScanDesc scan, ScanDirection dir)
 	inskey.keysz = nkeys;
 	btl_prepare_search_key(rel, &inskey, &key);
 
-	buf = btl_search(rel, &key, scan->xs_snapshot);
+	buf = btl_search(rel, &key, scan->xs_snapshot, &offnum);
 	if (!BufferIsValid(buf) && IsolationIsSerializable())
 	{
 		/*
@@ -458,14 +458,13 @@ btl_scan_first(IndexScanDesc scan, ScanDirection dir)
 		 * insertion may have come in between.
 		 */
 		PredicateLockRelation(rel, scan->xs_snapshot);
-		buf = btl_search(rel, &key, scan->xs_snapshot);
+		buf = btl_search(rel, &key, scan->xs_snapshot, &offnum);
 	}
 	if (!BufferIsValid(buf))
 	{
 		BTScanPosInvalidate(so->currPos);
 		return false;
 	}
-	offnum = btl_binsrch(rel, &key, buf);
 	if (goback)
 		offnum = OffsetNumberPrev(offnum);
 

@@ -553,8 +553,9 @@ binsrch_page(Relation rel, const BtlSearchKey *key, Page page,
 	return isleaf ? result : OffsetNumberPrev(result);
 }
 
-OffsetNumber
-btl_binsrch(Relation rel, const BtlSearchKey *key, Buffer buf)
+/* binsrch_page() of the page in buf */
+static OffsetNumber
+binsrch_buf(Relation rel, const BtlSearchKey *key, Buffer buf)
 {
 	return binsrch_page(rel, key, BufferGetPage(buf),
 						BufferGetBlockNumber(buf), buf);
@@ -649,8 +650,8 @@ move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
  * offset hikey, the first data item at offset first, and the lines after
  * the high key, where every layout puts the slots its walk starts with
  * (btlayout.h).  Each of those is otherwise a cache miss that waits for the
- * one before (the proof compares the high key, then the first item, then
- * the walk starts).  The offsets are only prefetch addresses, kept inside
+ * one before (the walk starts after the high key; the proof reads the high
+ * key and the first item where the search ends at either end of the page).  The offsets are only prefetch addresses, kept inside
  * the page; nothing is read through them.
  */
 static inline void
@@ -704,33 +705,52 @@ is_btree_page(Page page)
 }
 
 /*
- * Does the leaf page prove that it is the page the ordinary descent would
- * end on for the key?  (Read-locked by the caller; see btl_search().)
+ * The leaf's search, and its proof that it is the page the ordinary
+ * descent would end on for the key (read-locked by the caller; see
+ * descend()): the offset of the first item not below the key, or
+ * InvalidOffsetNumber if the page is not the key's leaf.
+ *
+ * The proof needs the leaf's first data item before the key (or the leaf
+ * leftmost) and its high key not before it (or the leaf rightmost), and
+ * the search answers most of it.  Its answer r is the first item not
+ * below the key, whichever way it was found (binsrch_page()): item r - 1,
+ * if r is past the first data item, is before the key, and item r, if
+ * there is one, is not.  Items lie in the level's order under the lock,
+ * none above the high key, and "before the key" holds for an initial
+ * segment of that order; so r past the first data item proves the first
+ * item before the key, and r an item of the page proves the high key not
+ * before it.  An answer at the first data item fails the proof (unless the
+ * leaf is leftmost), and only an answer past the last item leaves the
+ * high key to compare.  Comparing both ends first, as a descent would,
+ * cost a collation call each for a key with a collation hint, whose
+ * search the collation proves anyway (search_hinted()).
  */
-static bool
-leaf_holds_key(Relation rel, const BtlSearchKey *key, Page page)
+static OffsetNumber
+leaf_search_proven(Relation rel, const BtlSearchKey *key, Buffer buf)
 {
-	int			cmpval = key->nextkey ? 0 : 1;
+	Page		page = BufferGetPage(buf);
 	BTPageOpaque opaque;
 	OffsetNumber first;
+	OffsetNumber maxoff;
+	OffsetNumber r;
 
 	if (!is_btree_page(page))
-		return false;
+		return InvalidOffsetNumber;
 	opaque = BTPageGetOpaque(page);
-	if (key->prefetch)
-		prefetch_leaf_start(page, P_FIRSTDATAKEY(opaque));
-	if (!P_ISLEAF(opaque) || page_left_of_key(rel, key, page, opaque) ||
-		P_IGNORE(opaque))
-		return false;
-	if (P_LEFTMOST(opaque))
-		return true;
+	if (!P_ISLEAF(opaque) || P_IGNORE(opaque))
+		return InvalidOffsetNumber;
 	first = P_FIRSTDATAKEY(opaque);
-	if (PageGetMaxOffsetNumber(page) < first ||
-		PageGetMaxOffsetNumber(page) > MaxIndexTuplesPerPage)
-		return false;
-	return btl_compare(key, rel,
-					   (IndexTuple) PageGetItem(page,
-												PageGetItemId(page, first))) >= cmpval;
+	maxoff = PageGetMaxOffsetNumber(page);
+	if (maxoff > MaxIndexTuplesPerPage)
+		return InvalidOffsetNumber;
+	if (key->prefetch)
+		prefetch_leaf_start(page, first);
+	r = binsrch_buf(rel, key, buf);
+	if (r == first && !P_LEFTMOST(opaque))
+		return InvalidOffsetNumber;
+	if (r > maxoff && page_left_of_key(rel, key, page, opaque))
+		return InvalidOffsetNumber;
+	return r;
 }
 
 /*
@@ -786,8 +806,9 @@ downlink_by_keys(Relation rel, const BtlSearchKey *key, BtlNormKey *nk,
 
 /*
  * The leaf for the key through this backend's copy of the upper levels
- * (upper.c), read-locked and proven to be the key's; InvalidBuffer if the
- * copy has no path to a leaf or the leaf it names is not the key's.
+ * (upper.c), read-locked and proven to be the key's, with the offset of
+ * its first item not below the key in *offnum; InvalidBuffer if the copy
+ * has no path to a leaf or the leaf it names is not the key's.
  *
  * A copy held at its memory cap lacks pages it cannot take: a page below
  * those it holds is then searched in its buffer, read-locked, if it is a
@@ -799,7 +820,8 @@ downlink_by_keys(Relation rel, const BtlSearchKey *key, BtlNormKey *nk,
  * the ordinary descent reads and keeps it.
  */
 static Buffer
-search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot,
+			OffsetNumber *offnum)
 {
 	BtlUpperCopy *copy = btl_upper_copy_of(rel);
 	BlockNumber blkno;
@@ -827,7 +849,7 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 										  &keys);
 		Buffer		ibuf = InvalidBuffer;
 		BTPageOpaque opaque;
-		OffsetNumber offnum;
+		OffsetNumber off;
 
 		if (page == NULL)
 		{
@@ -868,13 +890,13 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		else
 		{
 			if (prefixlen > 0)
-				offnum = binsrch_stripped(rel, key, page, blkno, prefix,
-										  prefixlen);
+				off = binsrch_stripped(rel, key, page, blkno, prefix,
+									   prefixlen);
 			else
-				offnum = binsrch_page(rel, key, page, blkno, ibuf);
+				off = binsrch_page(rel, key, page, blkno, ibuf);
 			blkno = BTreeTupleGetDownLink((IndexTuple)
 										  PageGetItem(page,
-													  PageGetItemId(page, offnum)));
+													  PageGetItemId(page, off)));
 		}
 		if (BufferIsValid(ibuf))
 			_bt_relbuf(rel, ibuf);
@@ -884,7 +906,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		if (key->prefetch && key->recent_buffers)
 			prefetch_named_leaf(rel, blkno);
 		buf = read_and_lock(rel, blkno, key);
-		if (leaf_holds_key(rel, key, BufferGetPage(buf)))
+		*offnum = leaf_search_proven(rel, key, buf);
+		if (*offnum != InvalidOffsetNumber)
 		{
 			btl_test_for_old_snapshot(snapshot, rel, BufferGetPage(buf));
 			if (key->prefetch && key->recent_buffers)
@@ -901,8 +924,9 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 
 /*
  * Descend from the root to the leaf page where the first item not below
- * the key is, or would be.  Returns that page's buffer, read-locked, or
- * InvalidBuffer if the index is empty.
+ * the key is, or would be, and search it.  Returns that page's buffer,
+ * read-locked, with the offset of that item (maxoff + 1 if none) in
+ * *offnum, or InvalidBuffer if the index is empty.
  *
  * With a copy of the upper levels, the search first goes down the copy to
  * a leaf and keeps it if the leaf proves to be the one this descent would
@@ -920,7 +944,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
  * leaf read under its read lock that is live, whose high key is not before
  * the key (or which is rightmost) and whose first data item is before it
  * (so that its low bound, not above that item, is too), or which is
- * leftmost, is therefore that leaf, at the time of the lock, exactly as
+ * leftmost, is therefore that leaf (leaf_search_proven() reads most of
+ * this from its search), at the time of the lock, exactly as
  * the leaf of an ordinary descent is the key's at the time of its lock:
  * a scan starting there reads what a scan starting after an ordinary
  * descent reads, nextkey, backward (whose rules for truncated pivots
@@ -936,7 +961,8 @@ search_copy(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
  * the first one as where the copy's descents start.
  */
 static Buffer
-descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot,
+		OffsetNumber *offnum)
 {
 	Buffer		buf;
 	bool		top = true;
@@ -944,7 +970,7 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 
 	if (key->upper_copy)
 	{
-		buf = search_copy(rel, key, snapshot);
+		buf = search_copy(rel, key, snapshot, offnum);
 		if (BufferIsValid(buf))
 			return buf;
 		/* the shape of a new copy, worked out before any page is locked */
@@ -956,7 +982,7 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 	{
 		Page		page = BufferGetPage(buf);
 		BTPageOpaque opaque = BTPageGetOpaque(page);
-		OffsetNumber offnum;
+		OffsetNumber off;
 		IndexTuple	itup;
 
 		btl_test_for_old_snapshot(snapshot, rel, page);
@@ -968,13 +994,16 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
 		}
 
 		if (P_ISLEAF(opaque))
+		{
+			*offnum = binsrch_buf(rel, key, buf);
 			break;
+		}
 
 		if (key->upper_copy)
 			btl_upper_remember(rel, buf, top, &plan);
 		top = false;
-		offnum = btl_binsrch(rel, key, buf);
-		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
+		off = binsrch_buf(rel, key, buf);
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 		buf = step_down(rel, buf, BTreeTupleGetDownLink(itup), key);
 	}
 
@@ -986,12 +1015,13 @@ descend(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
  * which nothing this backend keeps of any index is freed (indexstate.c).
  */
 Buffer
-btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot)
+btl_search(Relation rel, const BtlSearchKey *key, Snapshot snapshot,
+		   OffsetNumber *offnum)
 {
 	Buffer		buf;
 
 	btl_lookup_begin();
-	buf = descend(rel, key, snapshot);
+	buf = descend(rel, key, snapshot, offnum);
 	btl_lookup_end();
 	return buf;
 }
