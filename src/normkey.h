@@ -217,32 +217,56 @@ btl_nk_finish(BtlNormKey *nk, int len, bool cut, bool nextkey)
  * plan (see BtlNormKey); false if the key has none: an attribute compared
  * by a comparator of another kind than its column's.  For a NULL argument
  * (an IS NULL search) the column's NULL marker.  Made once per lookup, at
- * its first image with keys.  One int4 argument for an int4 column, the
- * commonest key, is made here, inline (0x03 and 4 bytes, as normkey.c's
- * loop would make them); every other key by btl_nk_make_key_any().
+ * its first image with keys.  Keys of integers of their columns' types
+ * within their range, the commonest (one int4, a tenant and an id), are
+ * made here, inline: for each, 0x03 and its bytes, as normkey.c's loop
+ * (nk_int()) would make them, each written as 8 bytes of which the next
+ * column's, or the padding, overwrite those past its width.  Every other
+ * key is made by btl_nk_make_key_any().
  */
 static inline bool
 btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 				BtlNormKey *nk)
 {
-	const BtlKeyAtt *att0 = &key->att[0];
+	int			len = 0;
+	int			i;
 
-	if (key->keysz == 1 && plan->ncols > 0 &&
-		plan->col[0].kind == BTL_CMP_INT32 &&
-		att0->kind == BTL_CMP_INT32 && !att0->argnull &&
-		att0->iarg == (int32) att0->iarg &&
-		likely(btl_debug_normkey_scramble != BTL_NK_SCRAMBLE_KEYS))
+	if (key->keysz < 1 || key->keysz > plan->ncols ||
+		unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS))
+		return btl_nk_make_key_any(plan, key, nk);
+	for (i = 0; i < key->keysz; i++)
 	{
-		uint32		be = pg_hton32((uint32) att0->iarg ^ 0x80000000);
+		const BtlKeyAtt *att = &key->att[i];
+		int			kind = plan->col[i].kind;
+		int			bits;
+		uint64		be;
 
-		if (att0->desc)
+		if (att->argnull || att->kind != kind || len > BTL_NK_KEYMAX - 9)
+			break;
+		if (kind == BTL_CMP_INT32)
+			bits = 32;
+		else if (kind == BTL_CMP_INT64)
+			bits = 64;
+		else if (kind == BTL_CMP_INT16)
+			bits = 16;
+		else
+			break;
+		/* out of the column's range: a marker, which the loop makes */
+		if (bits < 64 && (att->iarg >> (bits - 1)) != 0 &&
+			(att->iarg >> (bits - 1)) != -1)
+			break;
+		be = pg_hton64(((uint64) att->iarg ^ (UINT64CONST(1) << (bits - 1))) <<
+					   (64 - bits));
+		if (att->desc)
 			be = ~be;
-		nk->bytes[0] = BTL_NK_VALUE;
-		memcpy(nk->bytes + 1, &be, sizeof(be));
-		btl_nk_finish(nk, 5, false, key->nextkey);
-		return true;
+		nk->bytes[len] = BTL_NK_VALUE;
+		memcpy(nk->bytes + len + 1, &be, sizeof(be));
+		len += 1 + bits / 8;
 	}
-	return btl_nk_make_key_any(plan, key, nk);
+	if (i < key->keysz)
+		return btl_nk_make_key_any(plan, key, nk);
+	btl_nk_finish(nk, len, false, key->nextkey);
+	return true;
 }
 
 /*
