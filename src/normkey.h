@@ -229,42 +229,48 @@ btl_nk_make_key(const BtlNkPlan *plan, const BtlSearchKey *key,
 				BtlNormKey *nk)
 {
 	int			len = 0;
-	int			i;
 
 	if (key->keysz < 1 || key->keysz > plan->ncols ||
+		key->keysz * 9 > BTL_NK_KEYMAX ||
 		unlikely(btl_debug_normkey_scramble == BTL_NK_SCRAMBLE_KEYS))
 		return btl_nk_make_key_any(plan, key, nk);
-	for (i = 0; i < key->keysz; i++)
+	for (int i = 0; i < key->keysz; i++)
 	{
 		const BtlKeyAtt *att = &key->att[i];
-		int			kind = plan->col[i].kind;
-		int			bits;
-		uint64		be;
+		uint64		u;
+		int			width;
 
-		if (att->argnull || att->kind != kind || len > BTL_NK_KEYMAX - 9)
-			break;
-		if (kind == BTL_CMP_INT32)
-			bits = 32;
-		else if (kind == BTL_CMP_INT64)
-			bits = 64;
-		else if (kind == BTL_CMP_INT16)
-			bits = 16;
-		else
-			break;
-		/* out of the column's range: a marker, which the loop makes */
-		if (bits < 64 && (att->iarg >> (bits - 1)) != 0 &&
-			(att->iarg >> (bits - 1)) != -1)
-			break;
-		be = pg_hton64(((uint64) att->iarg ^ (UINT64CONST(1) << (bits - 1))) <<
-					   (64 - bits));
+		if (att->argnull || att->kind != plan->col[i].kind)
+			return btl_nk_make_key_any(plan, key, nk);
+		/* out of the column's range: a marker, which that loop makes */
+		switch (att->kind)
+		{
+			case BTL_CMP_INT32:
+				if (att->iarg != (int32) att->iarg)
+					return btl_nk_make_key_any(plan, key, nk);
+				u = (uint64) ((uint32) att->iarg ^ 0x80000000) << 32;
+				width = 4;
+				break;
+			case BTL_CMP_INT64:
+				u = (uint64) att->iarg ^ (UINT64CONST(1) << 63);
+				width = 8;
+				break;
+			case BTL_CMP_INT16:
+				if (att->iarg != (int16) att->iarg)
+					return btl_nk_make_key_any(plan, key, nk);
+				u = (uint64) ((uint16) att->iarg ^ 0x8000) << 48;
+				width = 2;
+				break;
+			default:
+				return btl_nk_make_key_any(plan, key, nk);
+		}
+		u = pg_hton64(u);
 		if (att->desc)
-			be = ~be;
+			u = ~u;
 		nk->bytes[len] = BTL_NK_VALUE;
-		memcpy(nk->bytes + len + 1, &be, sizeof(be));
-		len += 1 + bits / 8;
+		memcpy(nk->bytes + len + 1, &u, sizeof(u));
+		len += 1 + width;
 	}
-	if (i < key->keysz)
-		return btl_nk_make_key_any(plan, key, nk);
 	btl_nk_finish(nk, len, false, key->nextkey);
 	return true;
 }
