@@ -290,8 +290,9 @@ search_ordinary(Relation rel, const BtlSearchKey *key, Page page,
  * key, exactly what search_ordinary() returns, whatever the hint said
  * elsewhere.  If either fails the page is searched again without the
  * hint.  prove false: the page is an image of the copy of the upper
- * levels, whose answer the leaf proves (btl_search()), so the collation
- * need not.
+ * levels, whose answer the leaf proves (leaf_search_proven()), so the
+ * collation need not; a leaf is always searched with prove true, and
+ * leaf_search_proven() rests on that.
  */
 static pg_noinline OffsetNumber
 search_hinted(Relation rel, const BtlSearchKey *key, Page page,
@@ -646,13 +647,14 @@ move_right(Relation rel, const BtlSearchKey *key, Buffer buf,
 }
 
 /*
- * Prefetch what a leaf's proof and its search read first: the high key at
- * offset hikey, the first data item at offset first, and the lines after
- * the high key, where every layout puts the slots its walk starts with
- * (btlayout.h).  Each of those is otherwise a cache miss that waits for the
- * one before (the walk starts after the high key; the proof reads the high
- * key and the first item where the search ends at either end of the page).  The offsets are only prefetch addresses, kept inside
- * the page; nothing is read through them.
+ * Prefetch what a leaf's search and its proof may read first: the lines
+ * after the high key, where every layout puts the slots its walk starts
+ * with (btlayout.h), the high key at offset hikey (which the proof compares
+ * when the answer is past the last item) and the first data item at
+ * offset first (where a search that ends at the page's start reads).  Each
+ * of those is otherwise a cache miss that waits for the one before.  The
+ * offsets are only prefetch addresses, kept inside the page; nothing is
+ * read through them.
  */
 static inline void
 prefetch_leaf_items(const char *page, int hikey, int first)
@@ -721,9 +723,12 @@ is_btree_page(Page page)
  * item before the key, and r an item of the page proves the high key not
  * before it.  An answer at the first data item fails the proof (unless the
  * leaf is leftmost), and only an answer past the last item leaves the
- * high key to compare.  Comparing both ends first, as a descent would,
- * cost a collation call each for a key with a collation hint, whose
- * search the collation proves anyway (search_hinted()).
+ * high key to compare.  Comparing the high key and the first item before
+ * the search cost a comparison each, and a collation call each for a key
+ * with a collation hint, whose search the collation proves anyway
+ * (search_hinted()).  A leaf that fails the proof has been searched
+ * whole: like any page searched, it counts in btlayout_search_stats(),
+ * and a stale layout found there is noted for a relayout.
  */
 static OffsetNumber
 leaf_search_proven(Relation rel, const BtlSearchKey *key, Buffer buf)
