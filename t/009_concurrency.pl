@@ -325,9 +325,10 @@ INSERT INTO passes SELECT 'capped_pages', btlayout_upper_copy_pages('w_s');
 # of each, 9,600 lookups): a map of recent buffers of the window before
 # then goes unused for more than the 4,096 lookups that make it cold
 # (RECENT_COLD_LOOKUPS in recent.c) within each window after the first,
-# so that each client gives chunks of cold maps up however few
-# transactions a slow machine runs.  (Windows drawn at random left one
-# backend of a slow run, 96 transactions, with none.)
+# so that each client gives chunks of cold maps up, and evicts images of
+# the window before, however few transactions a slow machine runs (two
+# windows: about 35 of each).  (Windows drawn at random left one backend
+# of a slow run, 96 transactions, with no chunk given up.)
 my $many_file = $node->basedir . '/many.sql';
 append_to_file(
 	$many_file, q{
