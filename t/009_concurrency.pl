@@ -321,18 +321,23 @@ INSERT INTO passes SELECT 'capped_pages', btlayout_upper_copy_pages('w_s');
 
 # The many-index clients: 200 lookups in a window of 8 partitions, then
 # the backend's state; and their DDL, a partition at a time, each kind in
-# turn.  The window moves on every 48 transactions of the two (about 24
-# of each, 9,600 lookups): a map of recent buffers of the window before
-# then goes unused for more than the 4,096 lookups that make it cold
-# (RECENT_COLD_LOOKUPS in recent.c) within each window after the first,
-# so that each client gives chunks of cold maps up, and evicts images of
-# the window before, however few transactions a slow machine runs (two
-# windows: about 35 of each).  (Windows drawn at random left one backend
-# of a slow run, 96 transactions, with no chunk given up.)
+# turn.  The window moves on every 12 transactions of the two (about 6 of
+# each, 1,200 lookups), so the six windows go round every 72.  Each client
+# then evicts images at its cap once the windows since an image's last use
+# have made more copies than 64kB holds (about 25 copies of 2.6kB: four
+# windows), and gives chunks of recent-buffer maps up once a window's maps
+# have gone unused for the 4,096 lookups that make them cold
+# (RECENT_COLD_LOOKUPS in recent.c: four windows on).  A run of 20
+# transactions a client takes both paths (BTL_CONC_SECONDS=4 on 15.20:
+# each backend evicted 8 images and gave 2 chunks up).  (Windows drawn at
+# random left one backend of a slow run, 96 transactions, with no chunk
+# given up; a window moving every 48 left both backends of another, 92
+# transactions each, with copies just under the cap and no image
+# evicted.)
 my $many_file = $node->basedir . '/many.sql';
 append_to_file(
 	$many_file, q{
-SELECT nextval('many_seq') / 48 % 6 AS w \gset
+SELECT nextval('many_seq') / 12 % 6 AS w \gset
 SELECT CASE WHEN w = 0 THEN 1 ELSE ('many indexes: ' || w || ' answers differ from the reference')::int END
 FROM (SELECT many_wrong(:w * 8, 8, 200) AS w) s;
 INSERT INTO mstate SELECT pg_backend_pid(), * FROM btlayout_backend_state();
