@@ -26,21 +26,26 @@ writes:
 With --regimes-chart it writes only OUT.png: the regimes of the README's
 table (*When it helps, and when it does not*: probe-nl, probe-part<N>,
 probe-tables, probe-big, probe-100m, select-connect, write-mix,
-probe-uuid, probe-composite, probe-text-*, probe-batch, select-mix,
-range-mix), one row per
-regime, one point per run: the median of btlayout's per-round ratio to
-core btree with a bar from the lowest to the highest round, a line at 1.0.
+probe-uuid, probe-composite, probe-text-*, probe-batch, probe-inlist-*,
+probe-skip, select-mix, range-mix; REGIMES below), one row per regime,
+one point per run: the median of btlayout's per-round ratio to core
+btree with a bar from the lowest to the highest round, a line at 1.0.
 Each SOURCE is a results directory (its summary.csv and meta.tsv) or a
 summary CSV file, optionally named LABEL=SOURCE.  A run's label is LABEL,
 else the server version and huge pages from meta.tsv, else the directory's
 name; labels that differ only in huge pages share a colour (filled: huge
-pages, hollow: no huge pages), and select-connect of a run with meta.tsv's "preload" gets
-a row of its own.  A summary CSV may carry two more columns, run (the
-label of each row) and preload (true or false), to hold several runs in
-one file (docs/img/regimes.csv does).  The variant charted is NAME, else
-the first of btlayout-blocked, btlayout-bin-blocked and btlayout that the
-source has.  Rows without a ratio_median but with ratio_min and ratio_max
-are drawn as a bar without a point.
+pages, hollow: no huge pages), and select-connect of a run with meta.tsv's
+"preload" gets a row of its own.  A run's scale (meta.tsv's, else 100)
+picks the row of a regime that names its number of keys: probe-nl of
+--scale 30 is the first of the normalized-key rows, not the 10M-key
+regime.  A summary CSV may carry three more columns, run (the label of
+each row), preload (true or false) and scale, to hold several runs in one
+file (docs/img/regimes.csv does).  The variant charted is the one a
+regime names (the normalized-key rows of text in each collation, drawn
+against the core btree of that collation), else NAME, else the first of
+btlayout-blocked, btlayout-bin-blocked and btlayout that the source has.
+Rows without a ratio_median but with ratio_min and ratio_max are drawn as
+a bar without a point.
 
 Standard library only, plus matplotlib for the charts (skipped with a note
 when matplotlib is missing; --regimes-chart fails without it).
@@ -515,24 +520,42 @@ def write_report(path, summary, meta, chart_note, nrounds, rows, colls=None):
 # --- the regimes chart (--regimes-chart) ------------------------------------
 
 # The regimes, in the order of the README's table: (workload, metric, row
-# label).  A workload ending in * matches any suffix ({n}: the number in
-# it); "+preload" is select-connect in a run with btlayout preloaded.
+# label, and optionally what else a row must have).  A workload ending in
+# * matches any suffix ({n}: the number in it); "+preload" is
+# select-connect in a run with btlayout preloaded.  "scale": the regime
+# is a run of that --scale only (100, bench.sh's default, where a run
+# names none), so that the 3M-key rows of issue 47 do not share a line
+# with the 10M-key regimes; "variant": the variant charted (else the
+# first of REGIME_VARIANTS the run has); "ratio2": the ratio to the core
+# btree of the variant's own collation, not to btree under "C".
 REGIMES = [
-    ("probe-nl", "lookups_per_s", "one index of 10M keys, 1M probes through a nested loop"),
-    ("probe-part*", "lookups_per_s", "the same keys in a table of {n} partitions, each probe in any partition"),
-    ("probe-tables", "lookups_per_s", "the same keys in separate tables probed by one session"),
+    ("probe-nl", "lookups_per_s", "one index of 10M keys, 1M probes through a nested loop", {"scale": 100}),
+    ("probe-part*", "lookups_per_s", "the same keys in a table of {n} partitions, each probe in any partition",
+     {"scale": 100}),
+    ("probe-tables", "lookups_per_s", "the same keys in separate tables probed by one session", {"scale": 100}),
     ("probe-big", "lookups_per_s", "an index twice shared_buffers, read through the OS cache"),
     ("probe-100m", "lookups_per_s", "100M keys"),
     ("select-connect", "conn_rate", "pgbench -S's statement with a new connection per transaction"),
     ("select-connect+preload", "conn_rate", "the same, shared_preload_libraries = 'btlayout'"),
     ("write-mix", "rate_1c", "writes: an insert of a random key and an update of a key"),
-    ("probe-uuid", "lookups_per_s", "10M uuid keys"),
-    ("probe-composite", "lookups_per_s", "10M (tenant int4, id int8) keys, probed on both columns"),
-    ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")"),
-    ("probe-text-code8", "lookups_per_s", "text keys, codes of 8 characters (text_bin_ops against btree under \"C\")"),
-    ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")"),
-    ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")"),
-    ("probe-text-email", "lookups_per_s", "text keys, e-mails (text_bin_ops against btree under \"C\")"),
+    ("probe-uuid", "lookups_per_s", "10M uuid keys", {"scale": 100}),
+    ("probe-composite", "lookups_per_s", "10M (tenant int4, id int8) keys, probed on both columns", {"scale": 100}),
+    ("probe-nl", "lookups_per_s", "normalized keys, 3M keys, 500k probes: int4", {"scale": 30}),
+    ("probe-composite", "lookups_per_s", "the same, (tenant int4, id int8), probed on both columns", {"scale": 30}),
+    ("probe-uuid", "lookups_per_s", "the same, uuid", {"scale": 30}),
+    ("probe-text-code8", "lookups_per_s", "the same, codes of 8 bytes under \"C\" (the default class)",
+     {"scale": 30, "variant": "btlayout-c-blocked"}),
+    ("probe-text-email", "lookups_per_s", "the same, e-mails in ICU \"en-x-icu\", against btree in it",
+     {"scale": 30, "variant": "btlayout-icu-blocked", "ratio2": True}),
+    ("probe-text-email", "lookups_per_s", "the same, e-mails in libc \"en_US.utf8\", against btree in it",
+     {"scale": 30, "variant": "btlayout-libc-blocked", "ratio2": True}),
+    ("probe-text-code", "lookups_per_s", "text keys, codes (text_bin_ops against btree under \"C\")", {"scale": 100}),
+    ("probe-text-code8", "lookups_per_s", "text keys, codes of 8 characters (text_bin_ops against btree under \"C\")",
+     {"scale": 100}),
+    ("probe-text-md5", "lookups_per_s", "text keys, md5 (text_bin_ops against btree under \"C\")", {"scale": 100}),
+    ("probe-text-url", "lookups_per_s", "text keys, URLs (text_bin_ops against btree under \"C\")", {"scale": 100}),
+    ("probe-text-email", "lookups_per_s", "text keys, e-mails (text_bin_ops against btree under \"C\")",
+     {"scale": 100}),
     ("probe-batch", "lookups_per_s", "batches of 100 keys a statement (index scans, heap fetches)"),
     ("probe-inlist-100", "lookups_per_s", "IN lists of 100 random keys a statement, index-only"),
     ("probe-inlist-heap-100", "lookups_per_s", "IN lists of 100 random keys a statement, heap fetches"),
@@ -542,22 +565,27 @@ REGIMES = [
     ("range-mix", "rate_2c", "range scans of 101 keys, 2 clients"),
     ("range-mix", "rate_1c", "range scans of 101 keys, 1 client"),
 ]
-# The variant charted, the first of these a source has (the default layout)
+# The variant charted where a regime names none: the first of these a
+# source has (the default layout)
 REGIME_VARIANTS = ["btlayout-blocked", "btlayout-bin-blocked", "btlayout"]
+DEFAULT_SCALE = 100
 
 
-def regime_of(workload, metric, preload):
-    """-> (rank, key, row label) of a summary row, or None if it is no
-    regime."""
+def regimes_of(workload, metric, preload, scale):
+    """-> [(rank, key, row label, options)] of the regimes a summary row
+    of a run of that scale belongs to."""
     w = workload + ("+preload" if preload and workload == "select-connect" else "")
-    for i, (pat, m, label) in enumerate(REGIMES):
-        if m != metric:
+    out = []
+    for i, (pat, m, label, *rest) in enumerate(REGIMES):
+        opts = rest[0] if rest else {}
+        if m != metric or opts.get("scale", scale) != scale:
             continue
         if pat.endswith("*") and w.startswith(pat[:-1]):
-            return (i, w + " " + metric, label.format(n=w[len(pat) - 1:]))
-        if w == pat:
-            return (i, w + " " + metric, label)
-    return None
+            label = label.format(n=w[len(pat) - 1:])
+        elif w != pat:
+            continue
+        out.append((i, "%s %s %d" % (w, metric, i), label, opts))
+    return out
 
 
 def run_label(meta):
@@ -596,28 +624,33 @@ def read_regimes(source, variant):
     def num(x):
         return float(x) if x not in (None, "") else None
 
-    groups = OrderedDict()  # (series, workload, metric, preload) -> {variant: [rows]}
+    m = re.match(r"\s*(\d+)", meta.get("scale", ""))
+    run_scale = int(m.group(1)) if m else DEFAULT_SCALE
+
+    groups = OrderedDict()  # (series, workload, metric, preload, scale) -> {variant: [rows]}
     with open(csv_path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             series = row.get("run") or label
             pre = (row.get("preload") or "").strip().lower() in ("true", "t", "1", "yes") if row.get("preload") \
                 else preloaded
-            med, lo, hi = num(row.get("ratio_median")), num(row.get("ratio_min")), num(row.get("ratio_max"))
-            if med is None and (lo is None or hi is None):
-                continue
-            groups.setdefault((series, row["workload"], row["metric"], pre), OrderedDict()) \
-                .setdefault(row["variant"], []).append((med, lo, hi))
+            scale = int(row["scale"]) if row.get("scale") else run_scale
+            groups.setdefault((series, row["workload"], row["metric"], pre, scale), OrderedDict()) \
+                .setdefault(row["variant"], []).append(row)
     out = []
-    for (series, w, m, pre), by_variant in groups.items():
-        reg = regime_of(w, m, pre)
-        if reg is None:
-            continue
-        chosen = next((v for v in ([variant] if variant else REGIME_VARIANTS) if v in by_variant), None)
-        if chosen is None:
-            continue
-        for med, lo, hi in by_variant[chosen]:
-            out.append({"series": series, "rank": reg[0], "key": reg[1], "label": reg[2], "variant": chosen,
-                        "median": med, "lo": lo if lo is not None else med, "hi": hi if hi is not None else med})
+    for (series, w, m, pre, scale), by_variant in groups.items():
+        for rank, key, reg_label, opts in regimes_of(w, m, pre, scale):
+            wanted = [opts["variant"]] if "variant" in opts else [variant] if variant else REGIME_VARIANTS
+            chosen = next((v for v in wanted if v in by_variant), None)
+            if chosen is None:
+                continue
+            ratio = "ratio2_" if opts.get("ratio2") else "ratio_"
+            for row in by_variant[chosen]:
+                med, lo, hi = num(row.get(ratio + "median")), num(row.get(ratio + "min")), num(row.get(ratio + "max"))
+                if med is None and (lo is None or hi is None):
+                    continue
+                out.append({"series": series, "rank": rank, "key": key, "label": reg_label, "variant": chosen,
+                            "median": med, "lo": lo if lo is not None else med,
+                            "hi": hi if hi is not None else med})
     return out
 
 
@@ -696,13 +729,10 @@ def draw_regimes_chart(path, entries):
     ax.grid(axis="x", alpha=0.35, zorder=0)
     ax.set_xlabel("btlayout's rate / core btree's, same run (lookups, connections or statements per second):"
                   " above 1.0, btlayout is faster", fontsize=8.5)
-    variants = []
-    for e in entries:
-        if e["variant"] not in variants:
-            variants.append(e["variant"])
-    ax.set_title("btlayout against core btree, by regime (%s)\n"
+    layouts = sorted({e["variant"].split("-")[-1] if "-" in e["variant"] else "the default" for e in entries})
+    ax.set_title("btlayout against core btree, by regime (layout: %s)\n"
                  "point = median of the per-round ratios, bar = lowest to highest round"
-                 % ", ".join(variants), fontsize=10)
+                 % ", ".join(layouts), fontsize=10)
     handles = [Line2D([], [], color=colour[s], marker="o", markersize=6, linewidth=1.6,
                       markerfacecolor="white" if hollow[s] else colour[s], markeredgewidth=1.5, label=s)
                for s in series]
