@@ -90,7 +90,9 @@ What to run:
                      as build-<dataset>-<serial|parallel>
                      probe-inserts: after the other rounds, probe-nl again
                      after random inserts of 0.1%, 1% and 10% of the keys
-                     (cumulative, no VACUUM), as probe-ins-0.1 etc.
+                     (cumulative, no VACUUM), as probe-ins-0.1 etc.; with
+                     probe-composite, its probes too after the same
+                     inserts into comp_t, as probe-comp-ins-0.1 etc.
                      probe-uuid: probe-nl on a table of its own of
                      scale*100000 uuid keys, one index per variant
                      probe-composite: the same on scale*100000 keys
@@ -589,7 +591,7 @@ write_meta() {
 		has_workload write-mix &&
 			meta "write-mix" "write's transaction with every variant side by side in one pgbench run (-M prepared, 1 client, equal weights), each on a table of its own made anew each round; per variant 1e6 / its mean transaction latency in us"
 		has_workload probe-inserts &&
-			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys"
+			meta "probe-inserts" "probe-nl after random inserts into probe_t (no VACUUM), cumulative: ${INS_STEPS[*]} percent of $ROWS keys$(has_workload probe-composite && echo "; probe-composite after random existing pairs inserted into comp_t again, the same steps")"
 	fi
 	has_workload probe-uuid &&
 		meta "probe-uuid" "$PROBES random keys of uuid_t, $ROWS keys md5(g)::uuid, nested loop, index-only scan (hash: index scan)"

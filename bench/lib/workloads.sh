@@ -506,7 +506,8 @@ wl_probe_batch() {
 
 # --- the probe workloads: rounds of slices --------------------------------------
 #
-# probe-nl, probe-ins-*, probe-uuid, probe-composite and probe-text-*
+# probe-nl, probe-ins-*, probe-uuid, probe-composite, probe-comp-ins-* and
+# probe-text-*
 # measure PROBES lookups
 # per variant and round, as PROBE_SLICES statements of PROBES/PROBE_SLICES
 # keys each (the slice tables of split_probe_keys), the variants taking
@@ -554,8 +555,9 @@ probe_round() {
 	for v in $(round_order "$r" "$arr"); do
 		name=$v
 		[[ $w == probe-text-* ]] && name=$(vname "$v")
-		# probe-ins-*: a probe also finds the duplicates the inserts made
-		if [[ $w == probe-ins-* ]]; then
+		# probe-ins-*, probe-comp-ins-*: a probe also finds the duplicates
+		# the inserts made
+		if [[ $w == probe-ins-* || $w == probe-comp-ins-* ]]; then
 			((found[$v] >= PROBES)) || die "$w/$name: found ${found[$v]} of at least $PROBES keys"
 		else
 			[[ ${found[$v]} == "$PROBES" ]] || die "$w/$name: found ${found[$v]} of $PROBES keys"
@@ -582,7 +584,7 @@ probe_slice() {
 		query="SELECT count(*) FROM uuid_keys_$s q JOIN uuid_t p ON p.k = q.k"
 		use=$(use_uuid_sql "$v")
 		idx=$(uidx "$v") ;;
-	probe-composite)
+	probe-composite | probe-comp-ins-*)
 		query="SELECT count(*) FROM comp_keys_$s q JOIN comp_t p ON p.tenant = q.tenant AND p.id = q.id"
 		use=$(use_comp_sql "$v")
 		idx=$(cidx "$v")
@@ -755,7 +757,9 @@ wl_write_mix() {
 # same run, that is each variant's speed after inserts against its speed
 # freshly laid out.  A variant with lookup_relayout on rewrites the stale
 # pages its probes meet during the warm-up round; one with it off shows the
-# search on pages with inserts since.
+# search on pages with inserts since.  With probe-composite, the same steps
+# on comp_t after its rounds (random existing pairs inserted again), as
+# probe-comp-ins-<pct>.
 
 INS_STEPS=(0.1 1 10)
 
@@ -773,25 +777,36 @@ ins_layout_hook() {
 	record "$r" "$w" "$v" out_of_layout_pct "$out"
 }
 
-run_probe_inserts() {
-	local pct done=0 target w r v step=0
+# probe_after_inserts PREFIX TABLE ROWSFN ARRAY IDXFN PREWARM: the steps of
+# INS_STEPS on TABLE, each followed by its rounds, recorded as
+# PREFIX-<pct>: ROWSFN N gives the SELECT of N random rows to insert, IDXFN
+# VARIANT the variant's index, PREWARM the relations prewarmed (a LIKE
+# pattern); the variants of the named array
+probe_after_inserts() {
+	local prefix=$1 table=$2 rowsfn=$3 arr=$4 idxfn=$5 pattern=$6 pct done=0 target w r v step=0
+	local -n vars=$arr
 	for pct in "${INS_STEPS[@]}"; do
 		step=$((step + 1))
 		target=$(awk -v p="$pct" -v n="$ROWS" 'BEGIN { printf "%d", n * p / 100 }')
-		w="probe-ins-$pct"
-		sql "SELECT setseed(0.$((42 + step))); INSERT INTO probe_t
-		     SELECT (1 + floor(random() * $ROWS))::int4, 0 FROM generate_series(1, $((target - done)))" >/dev/null
-		log "probe-inserts: $target keys inserted ($pct% of $ROWS), no VACUUM"
+		w="$prefix-$pct"
+		sql "SELECT setseed(0.$((42 + step))); INSERT INTO $table $($rowsfn $((target - done)))" >/dev/null
+		log "$prefix: $target rows inserted into $table ($pct% of $ROWS), no VACUUM"
 		done=$target
 		sql "CHECKPOINT" >/dev/null
-		prewarm_all 'probe\_%'
-		for v in "${VARIANTS[@]}"; do
-			ins_layout_hook -1 "$w" "$v" "$(pidx "$v")"
+		prewarm_all "$pattern"
+		for v in "${vars[@]}"; do
+			ins_layout_hook -1 "$w" "$v" "$($idxfn "$v")"
 		done
 		for ((r = 0; r <= ROUNDS; r++)); do
-			probe_round "$r" "$w" VARIANTS
+			probe_round "$r" "$w" "$arr"
 		done
 	done
+}
+
+ins_probe_rows() { echo "SELECT (1 + floor(random() * $ROWS))::int4, 0 FROM generate_series(1, $1)"; }
+
+run_probe_inserts() {
+	probe_after_inserts probe-ins probe_t ins_probe_rows VARIANTS pidx 'probe\_%'
 }
 
 # --- probe-uuid: probe-nl on uuid keys -----------------------------------------
@@ -922,6 +937,11 @@ comp_need_mb() {
 	awk -v n="$ROWS" -v nv="$1" -v p="$PROBES" 'BEGIN { printf "%d", (n * 44 + n * nv * 31 + p * 44) * 1.1 / 1048576 }'
 }
 
+# ins_comp_rows N: N random existing pairs, inserted again (probe-inserts)
+ins_comp_rows() {
+	echo "SELECT $(comp_tenant_expr g), g FROM (SELECT (1 + floor(random() * $ROWS))::int8 AS g FROM generate_series(1, $1)) s"
+}
+
 # load_comp: the tables, their vacuum, every variant's index, prewarm
 load_comp() {
 	local t0
@@ -945,6 +965,8 @@ run_probe_composite() {
 	mapfile -t COMP_VARIANTS < <(comp_variants)
 	load_comp
 	own_rounds probe-composite COMP_VARIANTS
+	has_workload probe-inserts &&
+		probe_after_inserts probe-comp-ins comp_t ins_comp_rows COMP_VARIANTS cidx 'comp\_%'
 	sql "DROP TABLE comp_t, $(probe_key_tables comp_keys); CHECKPOINT" >/dev/null
 }
 
