@@ -803,6 +803,7 @@ probe_after_inserts() {
 	done
 }
 
+# ins_probe_rows N: N random keys of 1..ROWS, most of them there already
 ins_probe_rows() { echo "SELECT (1 + floor(random() * $ROWS))::int4, 0 FROM generate_series(1, $1)"; }
 
 run_probe_inserts() {
