@@ -68,8 +68,9 @@ BASELINE = "btree"
 # collations were named had it).
 BASELINE2 = "btree-icu"
 WORKLOAD_ORDER = ["probe-nl", "probe-ins-*", "probe-uuid", "probe-composite", "probe-comp-ins-*", "probe-text-*",
-                  "probe-part*", "probe-tables", "probe-big", "probe-100m", "probe-inlist*", "probe-skip", "probe-batch", "select", "select-mix", "select-connect",
-                  "range", "range-mix", "write", "write-mix", "build", "build-*", "load"]
+                  "probe-part*", "probe-tables", "probe-big", "probe-100m", "probe-inlist*", "probe-skip", "probe-batch",
+                  "select", "select-mix", "select-connect", "range", "range-mix", "write", "write-mix", "build", "build-*",
+                  "load"]
 # probe-text: the target of the BIN-collation issue, btlayout / btree "C"
 TEXT_TARGET = 1.5
 # The metrics of the workloads with tables of their own (probe-text-*,
